@@ -1,0 +1,3 @@
+from medeval.cli import main
+
+main()

@@ -1,0 +1,125 @@
+"""The one contract every model provider implements.
+
+A `ChatRequest` says what to ask; a `ChatResponse` says what came back and, as importantly for
+auditability, what was actually sent (sampling settings after capability filtering) and which model
+actually served the call.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Contract(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Message(_Contract):
+    role: Literal["user", "assistant"]
+    content: str
+
+
+class Sampling(_Contract):
+    """Requested sampling settings; None means "do not send"."""
+
+    temperature: float | None = None
+    top_p: float | None = None
+    max_output_tokens: int | None = None
+
+
+class OutputSchema(_Contract):
+    """A JSON schema the response must follow (judge roles)."""
+
+    name: str
+    json_schema: dict[str, Any]
+
+
+class ChatRequest(_Contract):
+    system: str
+    messages: list[Message] = Field(min_length=1)
+    sampling: Sampling = Field(default_factory=Sampling)
+    seed: int | None = None
+    output_schema: OutputSchema | None = None
+    #: Routing hints (role, scenario, turn) for logs and offline fakes; never sent to a provider.
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+
+class Usage(_Contract):
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    cached_tokens: int | None = None
+
+
+class ChatResponse(_Contract):
+    text: str
+    requested_model: str
+    served_model: str | None = None
+    fingerprint: str | None = None
+    response_id: str | None = None
+    request_id: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    latency_ms: float = 0.0
+    finish_reason: str | None = None
+    sampling_sent: dict[str, Any] = Field(default_factory=dict)
+    sampling_dropped: dict[str, Any] = Field(default_factory=dict)
+    raw: dict[str, Any] = Field(default_factory=dict)
+
+
+class ProviderError(Exception):
+    """A failed provider call. `retryable` tells the one retry policy whether to try again."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        status: int | str | None = None,
+        retry_after: float | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+        self.request_id = request_id
+
+
+class ModelAPI(ABC):
+    """Base class of every provider adapter. One instance serves one `provider:model` spec."""
+
+    provider: ClassVar[str]
+    #: Environment variables any one of which supplies the key; empty when no key is needed.
+    key_variables: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+
+    @property
+    def spec(self) -> str:
+        return f"{self.provider}:{self.model}"
+
+    @abstractmethod
+    async def generate(self, request: ChatRequest) -> ChatResponse:
+        """Make one call. Raise ProviderError on failure; never retry here."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release network resources."""
+
+    def settings(self) -> dict[str, Any]:
+        """Non-secret configuration worth recording in the manifest (base URL, API version...)."""
+        return {}
+
+
+def served_differs(requested: str, served: str | None) -> bool:
+    """True when the provider served another model than the one asked for.
+
+    A dated snapshot of the requested alias (gpt-4.1 -> gpt-4.1-2025-04-14) is the same model;
+    a redirect to a successor is not. Unknown (None) is not counted as a difference."""
+    if not served:
+        return False
+    requested, served = requested.lower(), served.lower().removeprefix("models/")
+    return served != requested and not served.startswith(requested + "-")

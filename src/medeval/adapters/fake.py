@@ -1,0 +1,170 @@
+"""The offline fake provider: canned target profiles and seeded judges, no network, no key.
+
+Specs:
+- `fake:<profile>` (accurate, incomplete, outdated, invented, refusal): a target that answers each
+  scenario turn from `data/fake_profiles/<profile>.json`.
+- `fake:judge`: a judge that returns schema-valid JSON, derived from the request and its seed.
+- `fake:garbage`: a judge that never returns valid JSON (exercises the unscored path).
+- `fake:flaky`: like `fake:judge`, but the first attempt at each request returns broken JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, Usage
+from medeval.errors import ConfigError
+from medeval.hashing import derive_seed, sha256_text
+
+FAKE_MODEL_VERSION = "2026-11-01"
+JUDGE_MODELS = ("judge", "garbage", "flaky")
+
+
+@cache
+def load_profile(name: str) -> dict[str, Any]:
+    resource = files("medeval.data").joinpath("fake_profiles", f"{name}.json")
+    if not resource.is_file():
+        raise ConfigError(
+            f"unknown fake profile {name!r}; available: {', '.join(available_profiles() + list(JUDGE_MODELS))}"
+        )
+    data: dict[str, Any] = json.loads(resource.read_text(encoding="utf-8"))
+    return data
+
+
+def available_profiles() -> list[str]:
+    folder = files("medeval.data").joinpath("fake_profiles")
+    return sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def create(model: str) -> ModelAPI:
+    if model in JUDGE_MODELS:
+        return FakeJudge(model)
+    load_profile(model)  # fail at resolve time, before any work starts
+    return FakeTarget(model)
+
+
+def _tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+def _tagged(text: str, tag: str) -> str | None:
+    match = re.search(rf"<{tag}>\n?(.*?)\n?</{tag}>", text, re.S)
+    return match.group(1) if match else None
+
+
+class _FakeBase(ModelAPI):
+    provider = "fake"
+
+    def _respond(self, request: ChatRequest, text: str) -> ChatResponse:
+        prompt = request.system + "".join(m.content for m in request.messages)
+        sent: dict[str, Any] = {k: v for k, v in request.sampling.model_dump().items() if v is not None}
+        if request.seed is not None:
+            sent["seed"] = request.seed
+        return ChatResponse(
+            text=text,
+            requested_model=self.model,
+            served_model=f"{self.model}-{FAKE_MODEL_VERSION}",
+            fingerprint=f"fp_fake_{FAKE_MODEL_VERSION}",
+            response_id="resp_" + sha256_text(prompt + text)[:20],
+            request_id=None,
+            usage=Usage(input_tokens=_tokens(prompt), output_tokens=_tokens(text)),
+            latency_ms=0.0,
+            finish_reason="stop",
+            sampling_sent=sent,
+            raw={"fake": True, "text": text},
+        )
+
+
+class FakeTarget(_FakeBase):
+    """Answers from a canned profile, keyed by scenario id and turn id."""
+
+    async def generate(self, request: ChatRequest) -> ChatResponse:
+        profile = load_profile(self.model)
+        scenario_id = request.metadata.get("scenario_id", "")
+        turn_id = request.metadata.get("turn_id", "")
+        answers: dict[str, str] = profile.get("responses", {}).get(scenario_id, {})
+        text = answers.get(turn_id) or profile["default"]
+        return self._respond(request, text)
+
+
+class FakeJudge(_FakeBase):
+    """Schema-valid JSON for each judge role, seeded so that two judges can disagree."""
+
+    async def generate(self, request: ChatRequest) -> ChatResponse:
+        if self.model == "garbage":
+            return self._respond(request, "I think the answer is mostly right! {not json")
+        if self.model == "flaky" and len(request.messages) == 1:
+            # Broken on the first try; valid once the harness has sent its invalid-output feedback.
+            return self._respond(request, '{"claims": [')
+        key = sha256_text(request.messages[0].content)
+        schema = request.output_schema.name if request.output_schema else ""
+        content = request.messages[0].content
+        rng = random.Random(derive_seed(request.seed or 0, key))
+        payload: dict[str, Any]
+        if schema == "extraction":
+            payload = {"claims": _extract(_tagged(content, "response") or "")}
+        elif schema == "verification":
+            payload = {"verdicts": _verify(content, rng)}
+        elif schema == "adjudication":
+            payload = {"decisions": _decide(content, rng)}
+        elif schema == "paraphrase":
+            turns = json.loads(_tagged(content, "scripted_turns") or "[]")
+            payload = {"turns": [{"turn_id": t["turn_id"], "text": "Quick question: " + t["text"]} for t in turns]}
+        else:
+            return self._respond(request, "This fake judge only answers structured judge requests.")
+        return self._respond(request, json.dumps(payload))
+
+
+def _extract(response: str) -> list[dict[str, Any]]:
+    from medeval.agents.rules import split_sentences
+
+    return [
+        {
+            "claim_id": f"c{i}",
+            "text": response[start:end],
+            "type": "factual",
+            "confidence": "high",
+            "verifiable": True,
+            "quote": response[start:end],
+        }
+        for i, (start, end) in enumerate(split_sentences(response), start=1)
+    ]
+
+
+def _key_ids(content: str) -> list[str]:
+    key = json.loads(_tagged(content, "answer_key") or "{}")
+    ids = [f["fact_id"] for f in key.get("canonical_facts", [])]
+    return ids or ["unknown"]
+
+
+def _verify(content: str, rng: random.Random) -> list[dict[str, Any]]:
+    claims = json.loads(_tagged(content, "claims") or "[]")
+    ids = _key_ids(content)
+    verdicts = []
+    for claim in claims:
+        roll = rng.random()
+        if roll < 0.5:
+            verdicts.append({"claim_id": claim["claim_id"], "label": "SUPPORTED", "evidence": [rng.choice(ids)]})
+        elif roll < 0.9:
+            verdicts.append({"claim_id": claim["claim_id"], "label": "NOT_IN_KEY", "evidence": []})
+        else:
+            verdicts.append(
+                {"claim_id": claim["claim_id"], "label": "CONTRADICTED", "evidence": [rng.choice(ids)], "severity": "low"}
+            )
+    return verdicts
+
+
+def _decide(content: str, rng: random.Random) -> list[dict[str, Any]]:
+    disputed = json.loads(_tagged(content, "disputed_claims") or "[]")
+    ids = _key_ids(content)
+    return [
+        {"claim_id": d["claim_id"], "label": "SUPPORTED", "evidence": [rng.choice(ids)]}
+        if rng.random() < 0.5
+        else {"claim_id": d["claim_id"], "label": "NOT_IN_KEY", "evidence": []}
+        for d in disputed
+    ]

@@ -1,0 +1,93 @@
+"""The extractor: atomic claims with exact quotes. The harness, not the model, locates every quote
+in the response and fills `quote_spans`; a claim whose quote is not in the text is dropped and
+counted, so no judge can rest a verdict on words the target never said."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from medeval.adapters.base import ChatRequest, Message, Sampling
+from medeval.agents import rules
+from medeval.agents.structured import call_structured, output_schema
+from medeval.gateway import CallContext, Gateway
+from medeval.prompts import load_prompt
+from medeval.schemas import Claim, ExtractorOutput
+
+RULES = "rules"
+
+
+@dataclass
+class Extraction:
+    claims: list[Claim]
+    dropped: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def locate_quote(text: str, quote: str, start: int = 0) -> tuple[int, int] | None:
+    """The span of `quote` in `text`: exact first, then ignoring case and runs of whitespace."""
+    quote = quote.strip()
+    if not quote:
+        return None
+    index = text.find(quote, start)
+    if index < 0 and start:
+        index = text.find(quote)
+    if index >= 0:
+        return index, index + len(quote)
+    pattern = r"\s+".join(re.escape(part) for part in quote.split())
+    match = re.search(pattern, text, re.I)
+    return (match.start(), match.end()) if match else None
+
+
+def extraction_request(question: str, response: str, seed: int, metadata: dict[str, str]) -> ChatRequest:
+    return ChatRequest(
+        system=load_prompt("extractor"),
+        messages=[
+            Message(role="user", content=f"<question>\n{question}\n</question>\n<response>\n{response}\n</response>")
+        ],
+        sampling=Sampling(temperature=0.0),
+        seed=seed,
+        output_schema=output_schema("extraction", ExtractorOutput),
+        metadata=metadata,
+    )
+
+
+async def extract(
+    gateway: Gateway,
+    spec: str,
+    *,
+    question: str,
+    response: str,
+    turn_id: str,
+    seed: int,
+    ctx: CallContext,
+    max_attempts: int = 3,
+) -> Extraction:
+    if spec == RULES:
+        return Extraction(rules.extract_claims(response, turn_id))
+    metadata = {"role": "extractor", "turn_id": turn_id, "scenario_id": ctx.scenario_id or ""}
+    request = extraction_request(question, response, seed, metadata)
+    result = await call_structured(gateway, spec, request, ExtractorOutput, ctx, max_attempts=max_attempts)
+    if result.value is None:
+        return Extraction([], error=result.error)
+    claims: list[Claim] = []
+    dropped: list[str] = []
+    cursor = 0
+    for raw in result.value.claims:
+        span = locate_quote(response, raw.quote, cursor)
+        if span is None:
+            dropped.append(raw.claim_id)
+            continue
+        cursor = span[0]
+        claims.append(
+            Claim(
+                claim_id=f"{turn_id}.{raw.claim_id}",
+                turn_id=turn_id,
+                text=raw.text,
+                type=raw.type,
+                confidence=raw.confidence,
+                verifiable=raw.verifiable,
+                quote_spans=[span],
+            )
+        )
+    return Extraction(claims, dropped)

@@ -1,0 +1,166 @@
+"""The `medeval` command line. A user mistake prints one line naming the problem and the fix and
+exits non-zero; it never prints a traceback."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from dotenv import load_dotenv
+from rich.console import Console
+from rich.table import Table
+
+from medeval import __version__
+from medeval.config import DEFAULT_JUDGE, RunConfig
+from medeval.errors import UserError
+from medeval.orchestrator import RunResult, run
+from medeval.scenarios import bundled_scenarios_dir, expand_paths, scenario_problems
+from medeval.summary import SHIP_LABELS, SHIP_ORDER, summarise
+
+RESEARCH_NOTICE = (
+    "For research use only: medeval evaluates AI-generated information and does not provide "
+    "medical, legal, or insurance advice."
+)
+DEMO_TARGETS = ("fake:accurate", "fake:incomplete", "fake:outdated", "fake:invented", "fake:refusal")
+
+app = typer.Typer(
+    name="medeval",
+    help=f"Mystery-shopper evaluations of AI chatbots on Medicare questions. {RESEARCH_NOTICE}",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console()
+err = Console(stderr=True)
+
+
+def _fmt(value: float | None, percent: bool = True) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.0%}" if percent else f"{value:.2f}"
+
+
+def print_summary(result: RunResult, console: Console = out) -> None:
+    table = Table(title=f"run {result.store.run_id}", title_justify="left")
+    for column in ("target", "served model", "trials", "accuracy", "completeness", "safety risk", "review"):
+        table.add_column(column, justify="left" if column in ("target", "served model") else "right")
+    for category in SHIP_ORDER:
+        table.add_column(SHIP_LABELS[category], justify="right")
+    for summary in summarise(result.records):
+        table.add_row(
+            summary.target,
+            ", ".join(summary.served_models) or "-",
+            str(summary.trials),
+            _fmt(summary.accuracy),
+            _fmt(summary.completeness),
+            _fmt(summary.safety_risk, percent=False),
+            str(summary.needs_review),
+            *(str(summary.ship[c.value]) for c in SHIP_ORDER),
+        )
+    console.print(table)
+    console.print("SHIP columns count scored question groups over all trials of a target.")
+    console.print(f"run directory: {result.store.directory}")
+
+
+@app.command("run")
+def run_command(
+    scenario: Annotated[list[Path], typer.Option("--scenario", "-s", help="Scenario file or directory")],
+    target: Annotated[list[str], typer.Option("--target", "-t", help="provider:model to evaluate")],
+    judge: Annotated[
+        list[str] | None, typer.Option("--judge", "-j", help=f"Judge spec, repeatable (default {DEFAULT_JUDGE})")
+    ] = None,
+    judges: Annotated[int, typer.Option("--judges", min=2, help="Independent verifiers per turn")] = 2,
+    extractor: Annotated[str | None, typer.Option(help="Extractor spec (default: first judge)")] = None,
+    adjudicator: Annotated[str | None, typer.Option(help="Model that breaks verifier ties")] = None,
+    questioner: Annotated[str | None, typer.Option(help="Model that paraphrases, where a scenario allows")] = None,
+    seed: Annotated[int, typer.Option(help="Run seed; every role's seed derives from it")] = 42,
+    epochs: Annotated[int, typer.Option(min=1, help="Repetitions of each scenario and target")] = 1,
+    out_dir: Annotated[Path, typer.Option("--out", help="Parent directory of run directories")] = Path("runs"),
+    max_concurrency: Annotated[int, typer.Option(min=1, help="Trials in flight at once")] = 8,
+    temperature: Annotated[float | None, typer.Option(help="Target temperature, where the model accepts one")] = 0.0,
+) -> None:
+    """Run an evaluation and write an auditable run directory."""
+    config = RunConfig(
+        scenarios=scenario,
+        targets=target,
+        judges=judge or [DEFAULT_JUDGE],
+        judge_count=judges,
+        extractor=extractor,
+        adjudicator=adjudicator,
+        questioner=questioner,
+        seed=seed,
+        epochs=epochs,
+        out=out_dir,
+        max_concurrency=max_concurrency,
+        temperature=temperature,
+    )
+    err.print(RESEARCH_NOTICE, style="dim")
+    print_summary(run(config))
+
+
+@app.command()
+def demo(
+    out_dir: Annotated[Path, typer.Option("--out", help="Parent directory of run directories")] = Path("runs"),
+    seed: Annotated[int, typer.Option(help="Run seed")] = 42,
+) -> None:
+    """Run the bundled scenarios against the offline fake targets with the rules judges."""
+    config = RunConfig(
+        scenarios=[bundled_scenarios_dir()],
+        targets=list(DEMO_TARGETS),
+        judges=[DEFAULT_JUDGE],
+        judge_count=2,
+        seed=seed,
+        out=out_dir,
+    )
+    err.print(RESEARCH_NOTICE, style="dim")
+    print_summary(run(config))
+
+
+@app.command()
+def validate(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Scenario files or directories")] = None,
+) -> None:
+    """Check scenario files: one line per problem, non-zero exit on any error."""
+    files = expand_paths(paths or [bundled_scenarios_dir()])
+    if not files:
+        raise UserError("no scenario files found; pass a file or a directory of *.json scenarios")
+    problems: list[str] = []
+    for path in files:
+        problems.extend(scenario_problems(path)[1])
+    for line in problems:
+        err.print(f"error: {line}", markup=False, highlight=False)
+    if problems:
+        raise typer.Exit(2)
+    out.print(f"{len(files)} scenario file(s) valid")
+
+
+@app.command()
+def version() -> None:
+    """Print the medeval version."""
+    out.print(__version__)
+
+
+def main() -> None:
+    load_dotenv(Path.cwd() / ".env", override=False)
+    try:
+        app(standalone_mode=False)
+    except UserError as error:
+        for line in error.lines:
+            err.print(f"error: {line}", markup=False, highlight=False)
+        sys.exit(error.exit_code)
+    except KeyboardInterrupt:
+        err.print("interrupted: every trial already written stays in its run directory")
+        sys.exit(130)
+    except typer.Exit as done:
+        sys.exit(done.exit_code)
+    except typer.Abort:
+        sys.exit(1)
+    except Exception as error:  # click usage errors carry their own exit code
+        import click
+
+        if isinstance(error, click.ClickException):
+            error.show()
+            sys.exit(error.exit_code)
+        raise
