@@ -33,7 +33,12 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 out = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
+
+
+def error_line(message: str) -> None:
+    """One unwrapped line on stderr, so every problem stays greppable."""
+    print(f"error: {message}", file=sys.stderr, flush=True)
 
 
 def _fmt(value: float | None, percent: bool = True) -> str:
@@ -69,17 +74,24 @@ def run_command(
     scenario: Annotated[list[Path], typer.Option("--scenario", "-s", help="Scenario file or directory")],
     target: Annotated[list[str], typer.Option("--target", "-t", help="provider:model to evaluate")],
     judge: Annotated[
-        list[str] | None, typer.Option("--judge", "-j", help=f"Judge spec, repeatable (default {DEFAULT_JUDGE})")
+        list[str] | None,
+        typer.Option("--judge", "-j", help=f"Judge spec, repeatable (default {DEFAULT_JUDGE})"),
     ] = None,
     judges: Annotated[int, typer.Option("--judges", min=2, help="Independent verifiers per turn")] = 2,
     extractor: Annotated[str | None, typer.Option(help="Extractor spec (default: first judge)")] = None,
     adjudicator: Annotated[str | None, typer.Option(help="Model that breaks verifier ties")] = None,
-    questioner: Annotated[str | None, typer.Option(help="Model that paraphrases, where a scenario allows")] = None,
+    questioner: Annotated[
+        str | None, typer.Option(help="Model that paraphrases, where a scenario allows")
+    ] = None,
     seed: Annotated[int, typer.Option(help="Run seed; every role's seed derives from it")] = 42,
     epochs: Annotated[int, typer.Option(min=1, help="Repetitions of each scenario and target")] = 1,
-    out_dir: Annotated[Path, typer.Option("--out", help="Parent directory of run directories")] = Path("runs"),
+    out_dir: Annotated[Path, typer.Option("--out", help="Parent directory of run directories")] = Path(
+        "runs"
+    ),
     max_concurrency: Annotated[int, typer.Option(min=1, help="Trials in flight at once")] = 8,
-    temperature: Annotated[float | None, typer.Option(help="Target temperature, where the model accepts one")] = 0.0,
+    temperature: Annotated[
+        float | None, typer.Option(help="Target temperature, where the model accepts one")
+    ] = 0.0,
 ) -> None:
     """Run an evaluation and write an auditable run directory."""
     config = RunConfig(
@@ -102,7 +114,9 @@ def run_command(
 
 @app.command()
 def demo(
-    out_dir: Annotated[Path, typer.Option("--out", help="Parent directory of run directories")] = Path("runs"),
+    out_dir: Annotated[Path, typer.Option("--out", help="Parent directory of run directories")] = Path(
+        "runs"
+    ),
     seed: Annotated[int, typer.Option(help="Run seed")] = 42,
 ) -> None:
     """Run the bundled scenarios against the offline fake targets with the rules judges."""
@@ -130,7 +144,7 @@ def validate(
     for path in files:
         problems.extend(scenario_problems(path)[1])
     for line in problems:
-        err.print(f"error: {line}", markup=False, highlight=False)
+        error_line(line)
     if problems:
         raise typer.Exit(2)
     out.print(f"{len(files)} scenario file(s) valid")
@@ -148,7 +162,7 @@ def main() -> None:
         app(standalone_mode=False)
     except UserError as error:
         for line in error.lines:
-            err.print(f"error: {line}", markup=False, highlight=False)
+            error_line(line)
         sys.exit(error.exit_code)
     except KeyboardInterrupt:
         err.print("interrupted: every trial already written stays in its run directory")
@@ -157,10 +171,10 @@ def main() -> None:
         sys.exit(done.exit_code)
     except typer.Abort:
         sys.exit(1)
-    except Exception as error:  # click usage errors carry their own exit code
-        import click
-
-        if isinstance(error, click.ClickException):
-            error.show()
-            sys.exit(error.exit_code)
-        raise
+    except typer.TyperException as error:  # usage errors: unknown option, missing value...
+        show = getattr(error, "show", None)
+        if callable(show):
+            show()
+        else:
+            error_line(error.format_message())
+        sys.exit(error.exit_code)

@@ -17,8 +17,12 @@ class RunConfig(BaseModel):
     judges: list[str] = Field(default_factory=lambda: [DEFAULT_JUDGE])
     judge_count: int = Field(default=2, ge=2, description="Independent verifier instances per turn")
     extractor: str | None = Field(default=None, description="Defaults to the first judge")
-    adjudicator: str | None = Field(default=None, description="Model that breaks ties; none sends ties to review")
-    questioner: str | None = Field(default=None, description="Model for paraphrase, when a scenario enables it")
+    adjudicator: str | None = Field(
+        default=None, description="Model that breaks ties; none sends ties to review"
+    )
+    questioner: str | None = Field(
+        default=None, description="Model for paraphrase, when a scenario enables it"
+    )
     seed: int = 42
     epochs: int = Field(default=1, ge=1)
     out: Path = Path("runs")

@@ -66,8 +66,9 @@ def load_scenarios(paths: list[Path]) -> list[LoadedScenario]:
     seen: dict[str, Path] = {}
     for item in loaded:
         if item.scenario.scenario_id in seen:
+            other = seen[item.scenario.scenario_id]
             raise ScenarioError(
-                f"{item.path}: scenario_id {item.scenario.scenario_id!r} is also used by {seen[item.scenario.scenario_id]}"
+                f"{item.path}: scenario_id {item.scenario.scenario_id!r} is also used by {other}"
             )
         seen[item.scenario.scenario_id] = item.path
     return loaded
@@ -86,12 +87,13 @@ def check_roles(config: RunConfig) -> None:
         for role, spec in judge_roles.items():
             if spec not in NOT_A_MODEL and _model_identity(spec) == target_id:
                 raise ConfigError(
-                    f"{role.split()[0]} {spec!r} is the same model as target {target!r}: a model may not judge "
-                    "its own answers; choose a judge from another model (or --judge rules)"
+                    f"{role.split()[0]} {spec!r} is the same model as target {target!r}: a model may not "
+                    "judge its own answers; choose a judge from another model (or --judge rules)"
                 )
         if config.questioner and _model_identity(config.questioner) == target_id:
             raise ConfigError(
-                f"questioner {config.questioner!r} is the same model as target {target!r}; choose another questioner"
+                f"questioner {config.questioner!r} is the same model as target {target!r}; "
+                "choose another questioner"
             )
 
 

@@ -42,7 +42,9 @@ def scenario_problems(path: Path) -> tuple[Scenario | None, list[str]]:
                 reason = "required field is missing"
             lines.append(f"{path}: {json_path(tuple(item['loc']))}: {reason}")
         return None, lines
-    problems = [f"{path}: {json_path(())}.{where}: {reason}" for where, reason in scenario.reference_problems()]
+    problems = [
+        f"{path}: {json_path(())}.{where}: {reason}" for where, reason in scenario.reference_problems()
+    ]
     return scenario, problems
 
 

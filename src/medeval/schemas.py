@@ -33,6 +33,7 @@ _SEVERITY_RANK: dict[str, int] = {"none": 0, "low": 1, "medium": 2, "high": 3, "
 def worse_severity(a: Severity, b: Severity) -> Severity:
     return a if _SEVERITY_RANK[a] >= _SEVERITY_RANK[b] else b
 
+
 Identifier = Annotated[str, Field(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9_.\-]+$")]
 
 

@@ -88,7 +88,11 @@ def read_jsonl(path: Path, *, warn: bool = True) -> Iterator[dict[str, Any]]:
                 value = json.loads(line)
             except json.JSONDecodeError:
                 if warn:
-                    warnings.warn(f"{path.name} line {number} is torn or not JSON; skipped", TornLineWarning, stacklevel=2)
+                    warnings.warn(
+                        f"{path.name} line {number} is torn or not JSON; skipped",
+                        TornLineWarning,
+                        stacklevel=2,
+                    )
                 continue
             if isinstance(value, dict):
                 yield value
@@ -121,7 +125,9 @@ class RunStore:
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         path = self.directory / MANIFEST
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+        tmp.write_text(
+            json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
         tmp.replace(path)
 
     def read_manifest(self) -> dict[str, Any]:

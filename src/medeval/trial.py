@@ -47,7 +47,9 @@ class TrialPlan:
 
     def key(self, seed: int) -> str:
         """Deterministic identity of a trial: what --resume matches on."""
-        return short_hash([self.scenario.scenario_id, self.scenario_sha256, self.target, self.epoch, seed], 24)
+        return short_hash(
+            [self.scenario.scenario_id, self.scenario_sha256, self.target, self.epoch, seed], 24
+        )
 
 
 @dataclass
@@ -99,7 +101,9 @@ async def run_trial(
     )
     # A judge whose output for a turn was unscored simply has no verdicts there: it abstains.
     panels: list[dict[str, Verdict]] = [{} for _ in range(config.judge_count)]
-    for answer, (turn_claims, records, extraction_error, n_dropped) in zip(scored_answers, judged, strict=True):
+    for answer, (turn_claims, records, extraction_error, n_dropped) in zip(
+        scored_answers, judged, strict=True
+    ):
         claims.extend(turn_claims)
         dropped += n_dropped
         judge_records.extend(records)
@@ -133,7 +137,9 @@ async def run_trial(
             unscored.append(Unscored(item="tie-break", reason=problem))
     for fc in final_claims:
         if fc.label is None:
-            unscored.append(Unscored(item=f"claim {fc.claim_id}", reason="no strict majority; awaits manual review"))
+            unscored.append(
+                Unscored(item=f"claim {fc.claim_id}", reason="no strict majority; awaits manual review")
+            )
 
     refused_turns = {a.turn.turn_id for a in scored_answers if rules.is_refusal(a.response)}
     refused_turns |= {c.turn_id for c in claims if c.type == "refusal"}
@@ -228,10 +234,14 @@ async def _converse(
             metadata={"role": "target", "scenario_id": scenario.scenario_id, "turn_id": turn_id},
         )
         try:
-            response = await gateway.complete(plan.target, request, base.model_copy(update={"turn_id": turn_id}))
+            response = await gateway.complete(
+                plan.target, request, base.model_copy(update={"turn_id": turn_id})
+            )
         except CallFailed as failure:
             convo.failed_at, convo.error = turn_id, str(failure)
-            convo.turns.append(Turn(role="assistant", text="", turn_id=turn_id, question_group=group, error=str(failure)))
+            convo.turns.append(
+                Turn(role="assistant", text="", turn_id=turn_id, question_group=group, error=str(failure))
+            )
             break
         convo.responses.append(response)
         convo.turns.append(Turn(role="assistant", text=response.text, turn_id=turn_id, question_group=group))
@@ -312,7 +322,9 @@ def _group_results(
                 question_group=group,
                 turn_ids=[t.turn_id for t in asked],
                 scored=scored,
-                scores=scorer.score(group_final, group_claims, scenario, points if scored else [], refusal=refusal),
+                scores=scorer.score(
+                    group_final, group_claims, scenario, points if scored else [], refusal=refusal
+                ),
                 ship_category=scorer.ship_category(
                     group_final, scenario, points, scored=scored, target_failed=target_failed
                 ),

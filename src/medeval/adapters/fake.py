@@ -29,9 +29,8 @@ JUDGE_MODELS = ("judge", "garbage", "flaky")
 def load_profile(name: str) -> dict[str, Any]:
     resource = files("medeval.data").joinpath("fake_profiles", f"{name}.json")
     if not resource.is_file():
-        raise ConfigError(
-            f"unknown fake profile {name!r}; available: {', '.join(available_profiles() + list(JUDGE_MODELS))}"
-        )
+        known = ", ".join(available_profiles() + list(JUDGE_MODELS))
+        raise ConfigError(f"unknown fake profile {name!r}; available: {known}")
     data: dict[str, Any] = json.loads(resource.read_text(encoding="utf-8"))
     return data
 
@@ -114,7 +113,9 @@ class FakeJudge(_FakeBase):
             payload = {"decisions": _decide(content, rng)}
         elif schema == "paraphrase":
             turns = json.loads(_tagged(content, "scripted_turns") or "[]")
-            payload = {"turns": [{"turn_id": t["turn_id"], "text": "Quick question: " + t["text"]} for t in turns]}
+            payload = {
+                "turns": [{"turn_id": t["turn_id"], "text": "Quick question: " + t["text"]} for t in turns]
+            }
         else:
             return self._respond(request, "This fake judge only answers structured judge requests.")
         return self._respond(request, json.dumps(payload))
@@ -149,12 +150,19 @@ def _verify(content: str, rng: random.Random) -> list[dict[str, Any]]:
     for claim in claims:
         roll = rng.random()
         if roll < 0.5:
-            verdicts.append({"claim_id": claim["claim_id"], "label": "SUPPORTED", "evidence": [rng.choice(ids)]})
+            verdicts.append(
+                {"claim_id": claim["claim_id"], "label": "SUPPORTED", "evidence": [rng.choice(ids)]}
+            )
         elif roll < 0.9:
             verdicts.append({"claim_id": claim["claim_id"], "label": "NOT_IN_KEY", "evidence": []})
         else:
             verdicts.append(
-                {"claim_id": claim["claim_id"], "label": "CONTRADICTED", "evidence": [rng.choice(ids)], "severity": "low"}
+                {
+                    "claim_id": claim["claim_id"],
+                    "label": "CONTRADICTED",
+                    "evidence": [rng.choice(ids)],
+                    "severity": "low",
+                }
             )
     return verdicts
 

@@ -34,7 +34,9 @@ def parse_spec(spec: str) -> tuple[str, str]:
             f"(providers: {', '.join(providers())}; example: fake:accurate)"
         )
     if provider not in _PROVIDERS:
-        raise ConfigError(f"unknown provider {provider!r} in {spec!r}; known providers: {', '.join(providers())}")
+        raise ConfigError(
+            f"unknown provider {provider!r} in {spec!r}; known providers: {', '.join(providers())}"
+        )
     return provider, model
 
 

@@ -24,7 +24,12 @@ def collect_votes(claim_id: str, panels: Sequence[Mapping[str, Verdict] | None])
             votes.append(Vote(judge_index=index, label=None))
         else:
             votes.append(
-                Vote(judge_index=index, label=verdict.label, evidence=verdict.evidence, severity=verdict.severity)
+                Vote(
+                    judge_index=index,
+                    label=verdict.label,
+                    evidence=verdict.evidence,
+                    severity=verdict.severity,
+                )
             )
     return votes
 
@@ -52,7 +57,12 @@ def decide(claim: Claim, votes: list[Vote]) -> FinalClaim:
                 decided_by="majority",
             )
     return FinalClaim(
-        claim_id=claim.claim_id, turn_id=claim.turn_id, label=None, votes=votes, unanimous=False, decided_by="none"
+        claim_id=claim.claim_id,
+        turn_id=claim.turn_id,
+        label=None,
+        votes=votes,
+        unanimous=False,
+        decided_by="none",
     )
 
 
@@ -92,4 +102,6 @@ def disagreement_rate(final_claims: list[FinalClaim]) -> float:
 
 def needs_manual_review(final_claims: list[FinalClaim]) -> bool:
     """More than 20% of claims without unanimity, or any claim left undecided."""
-    return disagreement_rate(final_claims) > MANUAL_REVIEW_THRESHOLD or any(fc.label is None for fc in final_claims)
+    return disagreement_rate(final_claims) > MANUAL_REVIEW_THRESHOLD or any(
+        fc.label is None for fc in final_claims
+    )

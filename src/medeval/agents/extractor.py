@@ -43,7 +43,10 @@ def extraction_request(question: str, response: str, seed: int, metadata: dict[s
     return ChatRequest(
         system=load_prompt("extractor"),
         messages=[
-            Message(role="user", content=f"<question>\n{question}\n</question>\n<response>\n{response}\n</response>")
+            Message(
+                role="user",
+                content=f"<question>\n{question}\n</question>\n<response>\n{response}\n</response>",
+            )
         ],
         sampling=Sampling(temperature=0.0),
         seed=seed,

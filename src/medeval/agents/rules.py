@@ -14,7 +14,9 @@ from medeval.schemas import Claim, Label, Scenario, Severity, Verdict, worse_sev
 
 # A sentence ends at . ! ? (not inside a number like $202.90 or an abbreviation like "e.g."),
 # or at a line break (bullets and headings are claims of their own).
-_BOUNDARY = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)[.!?]+(?=\s|$)|\n+")
+_BOUNDARY = re.compile(
+    r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)[.!?]+(?=\s|$)|\n+"
+)
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _REFUSAL = re.compile(
     r"\b(I can(?:no|')t (?:help|provide|give|answer|advise)|I(?: am|'m) (?:not able|unable) to "
@@ -100,11 +102,18 @@ def label_claims(claims: list[Claim], scenario: Scenario) -> list[Verdict]:
                 severity = worse_severity(severity, disallowed.severity)
         if contradicted:
             verdicts.append(
-                Verdict(claim_id=claim.claim_id, label=Label.CONTRADICTED, evidence=contradicted, severity=severity)
+                Verdict(
+                    claim_id=claim.claim_id,
+                    label=Label.CONTRADICTED,
+                    evidence=contradicted,
+                    severity=severity,
+                )
             )
             continue
         supported = [
-            f.fact_id for f in scenario.canonical_facts if f.patterns and _matches(f.patterns.support, claim.text)
+            f.fact_id
+            for f in scenario.canonical_facts
+            if f.patterns and _matches(f.patterns.support, claim.text)
         ]
         if supported:
             verdicts.append(Verdict(claim_id=claim.claim_id, label=Label.SUPPORTED, evidence=supported))

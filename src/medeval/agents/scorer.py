@@ -63,7 +63,11 @@ def score(
 
     by_id = {c.claim_id: c for c in claims}
     brier_terms = [
-        (CONFIDENCE_PROBABILITY[by_id[fc.claim_id].confidence] - (1.0 if fc.label == Label.SUPPORTED else 0.0)) ** 2
+        (
+            CONFIDENCE_PROBABILITY[by_id[fc.claim_id].confidence]
+            - (1.0 if fc.label == Label.SUPPORTED else 0.0)
+        )
+        ** 2
         for fc in supported + contradicted
         if fc.claim_id in by_id
     ]

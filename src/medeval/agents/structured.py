@@ -81,4 +81,6 @@ async def call_structured(
                 ]
             }
         )
-    return StructuredResult(None, max_attempts, f"invalid output after {max_attempts} attempts: {problem}", responses)
+    return StructuredResult(
+        None, max_attempts, f"invalid output after {max_attempts} attempts: {problem}", responses
+    )

@@ -31,7 +31,8 @@ def answer_key_json(scenario: Scenario) -> str:
             for f in scenario.canonical_facts
         ],
         "disallowed_claims": [
-            d.model_dump(mode="json", include={"claim_id", "text", "severity"}) for d in scenario.disallowed_claims
+            d.model_dump(mode="json", include={"claim_id", "text", "severity"})
+            for d in scenario.disallowed_claims
         ],
     }
     return json.dumps(key, ensure_ascii=False, indent=1)
