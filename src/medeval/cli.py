@@ -32,7 +32,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console()
+# Wide enough off a terminal that logs and CI keep whole table cells.
+out = Console(width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True, soft_wrap=True)
 
 
@@ -159,7 +160,9 @@ def version() -> None:
 def main() -> None:
     load_dotenv(Path.cwd() / ".env", override=False)
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except UserError as error:
         for line in error.lines:
             error_line(line)

@@ -1,0 +1,87 @@
+"""Verifiers see only the answer key as delimited data; verdicts citing unknown ids are invalid."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from medeval.agents.rules import extract_claims, label_claims
+from medeval.agents.verifier import answer_key_json, verify
+from medeval.gateway import CallContext, Gateway
+from medeval.scenarios import load_scenario
+from medeval.schemas import Label
+
+from .conftest import SCENARIOS
+from .test_extraction import ScriptedModel
+
+SCENARIO = load_scenario(SCENARIOS / "scenario_001.json")
+ANSWER = "You still pay the Part B premium with an Advantage plan. Medigap works with Original Medicare."
+
+
+def test_rules_judge_contradiction_outranks_support() -> None:
+    claims = extract_claims("You still pay the Part B premium of $185 a month.", "Q1")
+    [verdict] = label_claims(claims, SCENARIO)
+    assert verdict.label == Label.CONTRADICTED
+    assert verdict.evidence == ["F3"]
+    assert verdict.severity == "high"
+
+
+def test_rules_judge_labels_support_and_not_in_key() -> None:
+    claims = extract_claims(ANSWER + " The weather is nice.", "Q1")
+    labels = [(v.label, v.evidence) for v in label_claims(claims, SCENARIO)]
+    assert labels == [(Label.SUPPORTED, ["F3"]), (Label.SUPPORTED, ["F5"]), (Label.NOT_IN_KEY, [])]
+
+
+def test_model_verifier_discards_verdicts_citing_unknown_ids() -> None:
+    claims = extract_claims(ANSWER, "Q1")
+    reply = {
+        "verdicts": [
+            {"claim_id": "Q1.c1", "label": "SUPPORTED", "evidence": ["F3"]},
+            {"claim_id": "Q1.c2", "label": "SUPPORTED", "evidence": ["F99"]},
+            {"claim_id": "Q1.c9", "label": "NOT_IN_KEY", "evidence": []},
+        ]
+    }
+    model = ScriptedModel([json.dumps(reply)])
+    gateway = Gateway(adapters={"scripted:scripted-1": model})
+    ctx = CallContext(run_id="r", trial_id="t", role="verifier", judge_index=0)
+    result = asyncio.run(
+        verify(
+            gateway,
+            "scripted:scripted-1",
+            scenario=SCENARIO,
+            question="q",
+            response=ANSWER,
+            claims=claims,
+            seed=3,
+            ctx=ctx,
+        )
+    )
+    assert [v.claim_id for v in result.verdicts] == ["Q1.c1"]
+    assert result.invalid == ["Q1.c2: cites unknown id(s) F99", "Q1.c9: no such claim"]
+    content = model.requests[0].messages[0].content
+    assert f"<answer_key>\n{answer_key_json(SCENARIO)}\n</answer_key>" in content
+    assert "patterns" not in content  # the rules judge's regexes are not part of the key a model sees
+    assert "answer key" in model.requests[0].system.lower()
+
+
+def test_a_decision_without_evidence_is_a_schema_error() -> None:
+    claims = extract_claims(ANSWER, "Q1")
+    bad = json.dumps({"verdicts": [{"claim_id": "Q1.c1", "label": "SUPPORTED", "evidence": []}]})
+    model = ScriptedModel([bad, bad, bad])
+    gateway = Gateway(adapters={"scripted:scripted-1": model})
+    ctx = CallContext(run_id="r", trial_id="t", role="verifier", judge_index=0)
+    result = asyncio.run(
+        verify(
+            gateway,
+            "scripted:scripted-1",
+            scenario=SCENARIO,
+            question="q",
+            response=ANSWER,
+            claims=claims,
+            seed=3,
+            ctx=ctx,
+            max_attempts=3,
+        )
+    )
+    assert result.verdicts == []
+    assert result.error is not None and "must cite fact ids" in result.error
