@@ -14,6 +14,8 @@ AdapterFactory = Callable[[str], ModelAPI]
 #: provider name -> "module:factory". The factory takes the model part of the spec.
 _PROVIDERS: dict[str, str] = {
     "fake": "medeval.adapters.fake:create",
+    "openai": "medeval.adapters.openai_api:create",
+    "openai-compatible": "medeval.adapters.openai_api:create_compatible",
 }
 
 

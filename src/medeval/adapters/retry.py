@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
 from pydantic import BaseModel, ConfigDict
 
@@ -36,3 +38,93 @@ class RetryPolicy(BaseModel):
 
 async def real_sleep(seconds: float) -> None:
     await asyncio.sleep(seconds)
+
+
+# --- Which provider failures are worth another attempt (shared by every adapter) -------------
+
+#: gRPC status names that are transient: rate limit or quota, unavailable, deadline (a timeout),
+#: and INTERNAL, which is the gRPC form of an HTTP 500.
+RETRYABLE_GRPC_CODES = frozenset({"RESOURCE_EXHAUSTED", "UNAVAILABLE", "DEADLINE_EXCEEDED", "INTERNAL"})
+
+
+def is_retryable_status(status: int) -> bool:
+    """429, any 5xx (including Anthropic's 529 overloaded), 408 request timeout, and 409, which
+    OpenAI and Anthropic use for lock timeouts. Everything else (400, 401, 403, 404, 422) is the
+    caller's mistake and fails at once."""
+    return status in (408, 409, 429) or status >= 500
+
+
+def parse_retry_after(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
+    """Seconds the server asked us to wait: `retry-after-ms`, else `retry-after` in seconds or as
+    an HTTP date. None when absent or unreadable (the policy then backs off on its own)."""
+    lowered = {k.lower(): v for k, v in headers.items()}
+    millis = lowered.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def http_error(
+    provider: str,
+    status: int,
+    message: str,
+    headers: Mapping[str, str] | None = None,
+    request_id: str | None = None,
+) -> ProviderError:
+    """The ProviderError for an HTTP status, honouring `x-should-retry` like the SDKs do."""
+    headers = headers or {}
+    retryable = is_retryable_status(status)
+    should_retry = {k.lower(): v for k, v in headers.items()}.get("x-should-retry")
+    if should_retry in ("true", "false"):
+        retryable = should_retry == "true"
+    return ProviderError(
+        f"{provider} HTTP {status}: {message}",
+        retryable=retryable,
+        status=status,
+        retry_after=parse_retry_after(headers) if retryable else None,
+        request_id=request_id,
+    )
+
+
+def grpc_error(provider: str, code_name: str, details: str) -> ProviderError:
+    """The ProviderError for a gRPC status; gRPC carries no Retry-After."""
+    return ProviderError(
+        f"{provider} gRPC {code_name}: {details}",
+        retryable=code_name in RETRYABLE_GRPC_CODES,
+        status=code_name,
+    )
+
+
+def timeout_error(provider: str, detail: str = "request timed out") -> ProviderError:
+    return ProviderError(f"{provider}: {detail}", retryable=True, status="timeout")
+
+
+def connection_error(provider: str, detail: str) -> ProviderError:
+    return ProviderError(f"{provider}: connection failed: {detail}", retryable=True, status="connection")
+
+
+def malformed_error(provider: str, detail: str, request_id: str | None = None) -> ProviderError:
+    """A 2xx whose body is not the documented shape: treated as transient (a proxy or a truncated
+    body), so it is retried a bounded number of times."""
+    return ProviderError(
+        f"{provider}: malformed response body: {detail}",
+        retryable=True,
+        status="malformed",
+        request_id=request_id,
+    )

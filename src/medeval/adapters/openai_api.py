@@ -1,0 +1,267 @@
+"""`openai:` and `openai-compatible:` on the official `openai` SDK (3.x, httpx2 transport).
+
+Chat Completions by default (it takes `seed` and returns `system_fingerprint`); the Responses API
+for families that need it, always with `store=False`. SDK retries are off (`max_retries=0`): the
+gateway's one retry policy sees and records every attempt.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import date
+from typing import Any
+
+import httpx2
+import openai
+from openai import AsyncOpenAI
+
+from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, Usage
+from medeval.adapters.catalog import (
+    check_lifecycle,
+    family_for,
+    filter_sampling,
+    provider_info,
+    wire_model_id,
+)
+from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
+from medeval.errors import ConfigError
+from medeval.keys import endpoint, find_key, require_key
+
+DEFAULT_TIMEOUT = 120.0
+#: Sent when an openai-compatible server needs no key (Ollama, llama.cpp): the SDK insists on one.
+NO_KEY_PLACEHOLDER = "not-needed"
+
+
+def strict_compatible(schema: dict[str, Any]) -> bool:
+    """OpenAI strict mode needs every object closed and every property required; a pydantic
+    schema with defaults is not, so it is sent non-strict (and re-validated by the harness)."""
+    if schema.get("type") == "object" or "properties" in schema:
+        props = schema.get("properties", {})
+        if schema.get("additionalProperties") is not False or set(schema.get("required", [])) != set(props):
+            return False
+    children: list[Any] = [*schema.get("properties", {}).values(), *schema.get("$defs", {}).values()]
+    for key in ("items", "anyOf", "oneOf", "allOf"):
+        value = schema.get(key)
+        children.extend(value if isinstance(value, list) else [value] if value else [])
+    return all(strict_compatible(c) for c in children if isinstance(c, dict))
+
+
+class OpenAIAdapter(ModelAPI):
+    provider = "openai"
+    key_variables = ("OPENAI_API_KEY",)
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        today: date | None = None,
+        http_client: httpx2.AsyncClient | None = None,
+    ) -> None:
+        super().__init__(model)
+        check_lifecycle(self.provider, model, today)
+        info = provider_info(self.provider)
+        self.wire_model = wire_model_id(self.provider, model)
+        self.family = family_for(self.provider, model)
+        self.timeout = timeout
+        key = api_key or self._key()
+        self._client = AsyncOpenAI(
+            api_key=key,
+            base_url=base_url or endpoint(info.endpoint_variable) or info.default_endpoint,
+            max_retries=0,
+            timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),
+            http_client=http_client,
+        )
+
+    def _key(self) -> str:
+        return require_key(self.spec, self.key_variables)
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "model_id": self.wire_model,
+            "family": self.family.family,
+            "api": self.family.api,
+            "base_url": str(self._client.base_url),
+            "sdk": f"openai {openai.__version__}",
+            "sdk_max_retries": 0,
+            "timeout_s": self.timeout,
+            "store": False if self.family.api == "responses" else None,
+        }
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    async def generate(self, request: ChatRequest) -> ChatResponse:
+        sent, dropped = filter_sampling(request, self.family)
+        started = time.perf_counter()
+        try:
+            if self.family.api == "responses":
+                raw = await self._client.responses.with_raw_response.create(
+                    **self._responses_body(request, sent)
+                )
+            else:
+                raw = await self._client.chat.completions.with_raw_response.create(
+                    **self._chat_body(request, sent)
+                )
+        except openai.APITimeoutError as error:
+            raise timeout_error(self.spec, f"no response within {self.timeout:g} s") from error
+        except openai.APIConnectionError as error:
+            raise connection_error(self.spec, str(error)) from error
+        except openai.APIStatusError as error:
+            raise http_error(
+                self.spec,
+                error.status_code,
+                _provider_message(error),
+                error.response.headers,
+                error.request_id,
+            ) from error
+        latency = (time.perf_counter() - started) * 1000
+        request_id = raw.request_id
+        try:
+            payload = json.loads(raw.http_response.text)
+            if not isinstance(payload, dict):
+                raise ValueError("top level is not an object")
+        except ValueError as error:
+            raise malformed_error(self.spec, str(error), request_id) from error
+        base = {
+            "requested_model": self.model,
+            "request_id": request_id,
+            "latency_ms": latency,
+            "sampling_sent": sent,
+            "sampling_dropped": dropped,
+            "raw": payload,
+        }
+        try:
+            if self.family.api == "responses":
+                return ChatResponse(**base, **_from_response(raw.parse()))
+            return ChatResponse(**base, **_from_chat(raw.parse()))
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as error:
+            raise malformed_error(self.spec, f"{type(error).__name__}: {error}", request_id) from error
+
+    def _chat_body(self, request: ChatRequest, sent: dict[str, Any]) -> dict[str, Any]:
+        messages: list[dict[str, str]] = []
+        if request.system:
+            messages.append({"role": "system", "content": request.system})
+        messages.extend({"role": m.role, "content": m.content} for m in request.messages)
+        body: dict[str, Any] = {"model": self.wire_model, "messages": messages}
+        for knob in ("temperature", "top_p", "seed"):
+            if knob in sent:
+                body[knob] = sent[knob]
+        if "max_output_tokens" in sent:
+            body[self.family.max_tokens_field] = sent["max_output_tokens"]
+        if request.output_schema is not None:
+            schema = request.output_schema.json_schema
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": request.output_schema.name,
+                    "schema": schema,
+                    "strict": strict_compatible(schema),
+                },
+            }
+        return body
+
+    def _responses_body(self, request: ChatRequest, sent: dict[str, Any]) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.wire_model,
+            "input": [{"role": m.role, "content": m.content} for m in request.messages],
+            "store": False,  # the default (true) keeps prompts at OpenAI for 30 days
+        }
+        if request.system:
+            body["instructions"] = request.system
+        for knob in ("temperature", "top_p"):
+            if knob in sent:
+                body[knob] = sent[knob]
+        if "max_output_tokens" in sent:
+            body["max_output_tokens"] = sent["max_output_tokens"]
+        if request.output_schema is not None:
+            schema = request.output_schema.json_schema
+            body["text"] = {
+                "format": {
+                    "type": "json_schema",
+                    "name": request.output_schema.name,
+                    "schema": schema,
+                    "strict": strict_compatible(schema),
+                }
+            }
+        return body
+
+
+class OpenAICompatibleAdapter(OpenAIAdapter):
+    """Any server that speaks the OpenAI API (OpenRouter, Ollama, vLLM, llama.cpp server)."""
+
+    provider = "openai-compatible"
+    key_variables = ("OPENAI_COMPATIBLE_API_KEY",)
+
+    def __init__(self, model: str, *, base_url: str | None = None, **kwargs: Any) -> None:
+        info = provider_info(self.provider)
+        base_url = base_url or endpoint(info.endpoint_variable)
+        if not base_url:
+            raise ConfigError(
+                f"openai-compatible:{model} needs a server: set {info.endpoint_variable} "
+                "(e.g. http://localhost:11434/v1 for Ollama)"
+            )
+        super().__init__(model, base_url=base_url, **kwargs)
+
+    def _key(self) -> str:
+        # Local servers need no key; OpenRouter and hosted vLLM do, through the same variable.
+        return find_key(self.key_variables) or NO_KEY_PLACEHOLDER
+
+
+def _provider_message(error: openai.APIStatusError) -> str:
+    body = error.body
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return str(body["message"])
+    return error.message
+
+
+def _from_chat(completion: Any) -> dict[str, Any]:
+    choice = completion.choices[0]
+    usage = completion.usage
+    return {
+        "text": choice.message.content or choice.message.refusal or "",
+        "served_model": completion.model,
+        "fingerprint": completion.system_fingerprint,
+        "response_id": completion.id,
+        "finish_reason": choice.finish_reason,
+        "usage": Usage(
+            input_tokens=usage.prompt_tokens if usage else None,
+            output_tokens=usage.completion_tokens if usage else None,
+            reasoning_tokens=getattr(usage.completion_tokens_details, "reasoning_tokens", None)
+            if usage
+            else None,
+            cached_tokens=getattr(usage.prompt_tokens_details, "cached_tokens", None) if usage else None,
+        ),
+    }
+
+
+def _from_response(response: Any) -> dict[str, Any]:
+    usage = response.usage
+    incomplete = getattr(response, "incomplete_details", None)
+    return {
+        "text": response.output_text,
+        "served_model": response.model,
+        "fingerprint": None,  # the Responses API reports none
+        "response_id": response.id,
+        "finish_reason": getattr(incomplete, "reason", None) or response.status,
+        "usage": Usage(
+            input_tokens=usage.input_tokens if usage else None,
+            output_tokens=usage.output_tokens if usage else None,
+            reasoning_tokens=getattr(usage.output_tokens_details, "reasoning_tokens", None)
+            if usage
+            else None,
+            cached_tokens=getattr(usage.input_tokens_details, "cached_tokens", None) if usage else None,
+        ),
+    }
+
+
+def create(model: str) -> ModelAPI:
+    return OpenAIAdapter(model)
+
+
+def create_compatible(model: str) -> ModelAPI:
+    return OpenAICompatibleAdapter(model)

@@ -1,0 +1,523 @@
+"""A fake model server on 127.0.0.1 for offline tests and benchmarks.
+
+It speaks the OpenAI wire format (`POST /v1/chat/completions` and `POST /v1/responses`) by
+default; other providers' formats plug in as a `Dialect`. It runs an asyncio HTTP/1.1 server
+(keep-alive, no thread per request) in a background thread, so a benchmark at concurrency 64
+with 50 ms latency measures the client, not the fake.
+
+Faults are scripted by schedule (the n-th request gets the n-th fault) or by a seeded rate:
+429 with Retry-After, 500, 503, 529, slow responses (past a client timeout) and malformed JSON.
+Every request is counted and recorded with its key-bearing headers redacted.
+
+    with LoopbackServer(latency=0.05, faults=[Fault.rate_limited(), None]) as server:
+        client = AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import threading
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from types import TracebackType
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from medeval.adapters.base import ChatRequest, Message, OutputSchema
+from medeval.hashing import sha256_text
+
+SNAPSHOT = "2026-11-01"
+TARGET_ANSWER = (
+    "Medicare Part B covers doctor visits and outpatient care. "
+    "You can sign up during your Initial Enrollment Period around your 65th birthday. "
+    "If you have coverage from current employment you may be able to delay Part B without a penalty."
+)
+SECRET_HEADERS = frozenset({"authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"})
+REDACTED = "<redacted>"
+
+
+class ReceivedRequest(BaseModel):
+    """One request as the fake saw it; secrets are redacted before it is stored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int
+    method: str
+    path: str
+    query: str
+    headers: dict[str, str]
+    body: Any = None
+    #: Which header carried the expected key ("authorization", "x-api-key"...), when one did.
+    key_header: str | None = None
+
+
+class Fault(BaseModel):
+    """A scripted failure. `delay` applies before any reply (a slow response)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["status", "malformed", "slow"] = "status"
+    status: int = 500
+    message: str = "injected fault"
+    retry_after: str | None = None
+    delay: float = 0.0
+
+    @classmethod
+    def rate_limited(cls, retry_after: str | None = "0") -> Fault:
+        return cls(status=429, message="Rate limit reached; slow down", retry_after=retry_after)
+
+    @classmethod
+    def server_error(cls, status: int = 500) -> Fault:
+        return cls(status=status, message=f"injected {status}")
+
+    @classmethod
+    def unavailable(cls) -> Fault:
+        return cls(status=503, message="The service is temporarily unavailable")
+
+    @classmethod
+    def overloaded(cls) -> Fault:
+        return cls(status=529, message="Overloaded")
+
+    @classmethod
+    def error(cls, status: int, message: str) -> Fault:
+        return cls(status=status, message=message)
+
+    @classmethod
+    def slow(cls, seconds: float) -> Fault:
+        """Answer normally, but only after `seconds` (longer than the client's timeout)."""
+        return cls(kind="slow", status=200, delay=seconds)
+
+    @classmethod
+    def malformed(cls) -> Fault:
+        return cls(kind="malformed", status=200, message="malformed body")
+
+
+class Reply(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    status: int = 200
+    body: Any = None
+    text: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+
+
+class Prompt(BaseModel):
+    """What a dialect parsed out of a request, in provider-neutral form."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    system: str = ""
+    messages: list[Message]
+    json_schema: dict[str, Any] | None = None
+    schema_name: str | None = None
+    seed: int | None = None
+
+
+Responder = Callable[[Prompt], Awaitable[str]]
+Handler = Callable[[ReceivedRequest, "LoopbackServer"], Awaitable[Reply]]
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """A provider wire format: how to answer a request and how that provider spells an error."""
+
+    name: str
+    handle: Handler
+    error_body: Callable[[int, str], Any]
+
+
+def judge_schema_name(schema: dict[str, Any] | None, given: str | None = None) -> str | None:
+    """The harness's schema name, from the wire name or else from the schema's top-level fields
+    (Anthropic and Gemini send a schema without a name)."""
+    if given:
+        return given
+    props = set((schema or {}).get("properties", {}))
+    for name, marker in (
+        ("extraction", "claims"),
+        ("verification", "verdicts"),
+        ("adjudication", "decisions"),
+        ("paraphrase", "turns"),
+    ):
+        if marker in props:
+            return name
+    return None
+
+
+async def default_responder(prompt: Prompt) -> str:
+    """Schema-valid judge JSON for structured requests (the offline FakeJudge's logic); a fixed
+    Medicare answer otherwise."""
+    if prompt.json_schema is None:
+        return TARGET_ANSWER
+    from medeval.adapters.fake import FakeJudge
+
+    name = judge_schema_name(prompt.json_schema, prompt.schema_name) or "unknown"
+    request = ChatRequest(
+        system=prompt.system,
+        messages=prompt.messages,
+        seed=prompt.seed,
+        output_schema=OutputSchema(name=name, json_schema=prompt.json_schema),
+    )
+    return (await FakeJudge("judge").generate(request)).text
+
+
+def tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+def _text_of(content: Any) -> str:
+    """Chat content is a string or a list of typed parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
+
+
+# --- OpenAI dialect ---------------------------------------------------------------------------
+
+
+def openai_error_body(status: int, message: str) -> dict[str, Any]:
+    kind = {429: "rate_limit_exceeded", 401: "invalid_api_key", 404: "model_not_found"}.get(status, "error")
+    return {"error": {"message": message, "type": kind, "param": None, "code": kind}}
+
+
+async def _openai_handle(request: ReceivedRequest, server: LoopbackServer) -> Reply:
+    body = request.body if isinstance(request.body, dict) else {}
+    if request.method != "POST" or not request.path.endswith(("/chat/completions", "/responses")):
+        return Reply(status=404, body=openai_error_body(404, f"no route {request.method} {request.path}"))
+    model = str(body.get("model", ""))
+    if model in server.unknown_models:
+        message = f"The model `{model}` does not exist or you do not have access to it."
+        return Reply(status=404, body=openai_error_body(404, message))
+    served = server.served_model(model)
+    if request.path.endswith("/chat/completions"):
+        return await _openai_chat(body, model, served, request, server)
+    return await _openai_responses(body, model, served, request, server)
+
+
+async def _openai_chat(
+    body: dict[str, Any], model: str, served: str, request: ReceivedRequest, server: LoopbackServer
+) -> Reply:
+    messages = body.get("messages", [])
+    system = "".join(_text_of(m.get("content")) for m in messages if m.get("role") in ("system", "developer"))
+    turns = [
+        Message(role=m["role"], content=_text_of(m.get("content")))
+        for m in messages
+        if m.get("role") in ("user", "assistant")
+    ]
+    fmt = body.get("response_format") or {}
+    spec = fmt.get("json_schema") or {}
+    prompt = Prompt(
+        model=model,
+        system=system,
+        messages=turns,
+        json_schema=spec.get("schema") if fmt.get("type") == "json_schema" else None,
+        schema_name=spec.get("name"),
+        seed=body.get("seed"),
+    )
+    text = await server.responder(prompt)
+    prompt_tokens = tokens(system + "".join(m.content for m in turns))
+    return Reply(
+        body={
+            "id": f"chatcmpl-{request.index:06d}{sha256_text(text)[:8]}",
+            "object": "chat.completion",
+            "created": 1_790_000_000,
+            "model": served,
+            "system_fingerprint": server.fingerprint,
+            "service_tier": "default",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text, "refusal": None},
+                    "finish_reason": "stop",
+                    "logprobs": None,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": tokens(text),
+                "total_tokens": prompt_tokens + tokens(text),
+                "prompt_tokens_details": {"cached_tokens": 0},
+                "completion_tokens_details": {"reasoning_tokens": 0},
+            },
+        }
+    )
+
+
+async def _openai_responses(
+    body: dict[str, Any], model: str, served: str, request: ReceivedRequest, server: LoopbackServer
+) -> Reply:
+    items = body.get("input", [])
+    turns = [
+        Message(role=i["role"], content=_text_of(i.get("content"))) for i in items if isinstance(i, dict)
+    ]
+    fmt = (body.get("text") or {}).get("format") or {}
+    prompt = Prompt(
+        model=model,
+        system=str(body.get("instructions") or ""),
+        messages=turns,
+        json_schema=fmt.get("schema") if fmt.get("type") == "json_schema" else None,
+        schema_name=fmt.get("name"),
+    )
+    text = await server.responder(prompt)
+    prompt_tokens = tokens(prompt.system + "".join(m.content for m in turns))
+    return Reply(
+        body={
+            "id": f"resp_{request.index:06d}{sha256_text(text)[:8]}",
+            "object": "response",
+            "created_at": 1_790_000_000,
+            "status": "completed",
+            "model": served,
+            "output": [
+                {
+                    "id": f"msg_{request.index:06d}",
+                    "type": "message",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}],
+                }
+            ],
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "store": body.get("store", True),
+            "usage": {
+                "input_tokens": prompt_tokens,
+                "output_tokens": tokens(text),
+                "total_tokens": prompt_tokens + tokens(text),
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens_details": {"reasoning_tokens": 0},
+            },
+        }
+    )
+
+
+OPENAI = Dialect("openai", _openai_handle, openai_error_body)
+
+
+# --- the server -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Schedule:
+    scheduled: deque[Fault | None] = field(default_factory=deque)
+    rate: float = 0.0
+    rate_faults: tuple[Fault, ...] = ()
+    rng: random.Random = field(default_factory=random.Random)
+
+
+class LoopbackServer:
+    """A fake provider on 127.0.0.1:<free port>, in a background thread. Use as a context manager."""
+
+    def __init__(
+        self,
+        dialect: Dialect = OPENAI,
+        *,
+        latency: float = 0.0,
+        faults: Iterable[Fault | None] = (),
+        fault_rate: float = 0.0,
+        rate_faults: Sequence[Fault] = (Fault(status=500),),
+        seed: int = 0,
+        api_key: str | None = None,
+        responder: Responder = default_responder,
+        snapshot: str = SNAPSHOT,
+        unknown_models: Iterable[str] = (),
+        record_bodies: bool = True,
+    ) -> None:
+        self.dialect = dialect
+        self.latency = latency
+        self.api_key = api_key
+        self.responder = responder
+        self.snapshot = snapshot
+        self.fingerprint = f"fp_loopback_{snapshot}"
+        self.unknown_models = set(unknown_models)
+        self.record_bodies = record_bodies
+        self.requests: list[ReceivedRequest] = []
+        self._schedule = _Schedule(deque(faults), fault_rate, tuple(rate_faults), random.Random(seed))
+        self._lock = threading.Lock()
+        self._count = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self.port = 0
+
+    # -- public API --
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-style base URL (with /v1)."""
+        return f"{self.url}/v1"
+
+    @property
+    def request_count(self) -> int:
+        with self._lock:
+            return self._count
+
+    def script(self, *faults: Fault | None) -> None:
+        """Queue faults for the next requests, in order (None = answer normally)."""
+        with self._lock:
+            self._schedule.scheduled.extend(faults)
+
+    def served_model(self, requested: str) -> str:
+        """The model id the fake reports: a dated snapshot of the requested one."""
+        return f"{requested}-{self.snapshot}"
+
+    def start(self) -> LoopbackServer:
+        ready = threading.Event()
+        failure: list[BaseException] = []
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+
+        def run() -> None:
+            asyncio.set_event_loop(loop)
+            try:
+                server = loop.run_until_complete(
+                    asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=512)
+                )
+            except BaseException as error:  # surfaced to the starting thread
+                failure.append(error)
+                ready.set()
+                return
+            self.port = server.sockets[0].getsockname()[1]
+            ready.set()
+            try:
+                loop.run_forever()
+            finally:
+                server.close()
+                pending = asyncio.all_tasks(loop)
+                for task in pending:
+                    task.cancel()
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+                loop.close()
+
+        self._thread = threading.Thread(target=run, name="loopback-server", daemon=True)
+        self._thread.start()
+        ready.wait()
+        if failure:
+            raise failure[0]
+        return self
+
+    def stop(self) -> None:
+        if self._loop is not None and self._thread is not None and self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> LoopbackServer:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    # -- internals --
+
+    def _next_fault(self) -> tuple[int, Fault | None]:
+        with self._lock:
+            self._count += 1
+            index = self._count
+            schedule = self._schedule
+            if schedule.scheduled:
+                return index, schedule.scheduled.popleft()
+            if schedule.rate and schedule.rng.random() < schedule.rate:
+                return index, schedule.rng.choice(schedule.rate_faults)
+            return index, None
+
+    def _redact(self, headers: dict[str, str]) -> tuple[dict[str, str], str | None]:
+        redacted: dict[str, str] = {}
+        key_header = None
+        for name, value in headers.items():
+            if self.api_key and self.api_key in value:
+                key_header = name
+            if name in SECRET_HEADERS or (self.api_key and self.api_key in value):
+                scheme = value.split(" ", 1)[0] + " " if name == "authorization" and " " in value else ""
+                redacted[name] = scheme + REDACTED
+            else:
+                redacted[name] = value
+        return redacted, key_header
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                request_line = await reader.readline()
+                if not request_line.strip():
+                    break
+                method, target, _ = request_line.decode("latin-1").split(" ", 2)
+                headers: dict[str, str] = {}
+                while True:
+                    line = await reader.readline()
+                    if line in (b"\r\n", b"\n", b""):
+                        break
+                    name, _, value = line.decode("latin-1").partition(":")
+                    headers[name.strip().lower()] = value.strip()
+                length = int(headers.get("content-length") or 0)
+                payload = await reader.readexactly(length) if length else b""
+                status, reply_headers, data = await self._answer(method, target, headers, payload)
+                head = [f"HTTP/1.1 {status} {_reason(status)}"]
+                head += [f"{k}: {v}" for k, v in reply_headers.items()]
+                head += [f"content-length: {len(data)}", "", ""]
+                writer.write("\r\n".join(head).encode("latin-1") + data)
+                await writer.drain()
+                if headers.get("connection", "").lower() == "close":
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+            pass
+        finally:
+            writer.close()
+
+    async def _answer(
+        self, method: str, target: str, headers: dict[str, str], payload: bytes
+    ) -> tuple[int, dict[str, str], bytes]:
+        index, fault = self._next_fault()
+        parts = urlsplit(target)
+        try:
+            body: Any = json.loads(payload) if payload else None
+        except ValueError:
+            body = None
+        safe_headers, key_header = self._redact(headers)
+        received = ReceivedRequest(
+            index=index,
+            method=method,
+            path=parts.path,
+            query=parts.query,
+            headers=safe_headers,
+            body=body if self.record_bodies else None,
+            key_header=key_header,
+        )
+        with self._lock:
+            self.requests.append(received)
+        delay = self.latency + (fault.delay if fault else 0.0)
+        if delay:
+            await asyncio.sleep(delay)
+        base = {"content-type": "application/json", "x-request-id": f"req_loopback_{index:06d}"}
+        base["request-id"] = base["x-request-id"]
+        if self.api_key and key_header is None:
+            return self._error(401, "invalid or missing API key", base)
+        if fault is not None and fault.kind == "status":
+            extra = {"retry-after": fault.retry_after} if fault.retry_after is not None else {}
+            return self._error(fault.status, fault.message, {**base, **extra})
+        if fault is not None and fault.kind == "malformed":
+            return 200, base, b'{"id": "broken", "choices": [{"message": '
+        reply = await self.dialect.handle(received, self)
+        text = reply.text if reply.text is not None else json.dumps(reply.body)
+        return reply.status, {**base, **reply.headers}, text.encode("utf-8")
+
+    def _error(self, status: int, message: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+        return status, headers, json.dumps(self.dialect.error_body(status, message)).encode("utf-8")
+
+
+def _reason(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Overloaded" if status == 529 else "Error"
