@@ -12,10 +12,11 @@ from dotenv import load_dotenv
 from rich.console import Console
 from rich.table import Table
 
-from medeval import __version__
+from medeval import __version__, engine_cli
 from medeval.config import DEFAULT_JUDGE, RunConfig
 from medeval.errors import UserError
-from medeval.orchestrator import RunResult, run
+from medeval.orchestrator import RunResult, resume_config, run
+from medeval.progress import choose_progress
 from medeval.scenarios import bundled_scenarios_dir, expand_paths, scenario_problems
 from medeval.summary import SHIP_LABELS, SHIP_ORDER, summarise
 
@@ -72,8 +73,12 @@ def print_summary(result: RunResult, console: Console = out) -> None:
 
 @app.command("run")
 def run_command(
-    scenario: Annotated[list[Path], typer.Option("--scenario", "-s", help="Scenario file or directory")],
-    target: Annotated[list[str], typer.Option("--target", "-t", help="provider:model to evaluate")],
+    scenario: Annotated[
+        list[Path] | None, typer.Option("--scenario", "-s", help="Scenario file or directory")
+    ] = None,
+    target: Annotated[
+        list[str] | None, typer.Option("--target", "-t", help="provider:model to evaluate")
+    ] = None,
     judge: Annotated[
         list[str] | None,
         typer.Option("--judge", "-j", help=f"Judge spec, repeatable (default {DEFAULT_JUDGE})"),
@@ -89,28 +94,97 @@ def run_command(
     out_dir: Annotated[Path, typer.Option("--out", help="Parent directory of run directories")] = Path(
         "runs"
     ),
-    max_concurrency: Annotated[int, typer.Option(min=1, help="Trials in flight at once")] = 8,
+    max_concurrency: Annotated[int, typer.Option(min=1, help="Trials, and calls, in flight at once")] = 8,
+    provider_concurrency: Annotated[
+        list[str] | None,
+        typer.Option(help="PROVIDER=N: ceiling on one provider's calls in flight (repeatable)"),
+    ] = None,
     temperature: Annotated[
         float | None, typer.Option(help="Target temperature, where the model accepts one")
     ] = 0.0,
+    resume: Annotated[
+        Path | None, typer.Option(help="Continue this run directory: run only its missing trials")
+    ] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the cache")] = False,
+    refresh: Annotated[
+        bool, typer.Option("--refresh", help="Call again and overwrite cached answers")
+    ] = False,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(help="Response cache directory (default $MEDEVAL_CACHE_DIR or ~/.cache/medeval)"),
+    ] = None,
+    max_cost: Annotated[
+        float | None, typer.Option(min=0, help="Budget in USD: refuse over it, stop launching at it")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display")] = False,
 ) -> None:
-    """Run an evaluation and write an auditable run directory."""
-    config = RunConfig(
-        scenarios=scenario,
-        targets=target,
-        judges=judge or [DEFAULT_JUDGE],
+    """Run an evaluation and write an auditable run directory (or --resume one)."""
+    mode = engine_cli.cache_mode(no_cache=no_cache, refresh=refresh)
+    if resume is not None:
+        config = resume_config(resume)
+        if max_cost is not None:
+            config = config.model_copy(update={"max_cost": max_cost})
+    else:
+        if not scenario or not target:
+            raise UserError("pass --scenario and --target (or --resume RUN_DIR to continue a run)")
+        config = RunConfig(
+            scenarios=scenario,
+            targets=target,
+            judges=judge or [DEFAULT_JUDGE],
+            judge_count=judges,
+            extractor=extractor,
+            adjudicator=adjudicator,
+            questioner=questioner,
+            seed=seed,
+            epochs=epochs,
+            out=out_dir,
+            max_concurrency=max_concurrency,
+            provider_concurrency=engine_cli.provider_limits(provider_concurrency),
+            temperature=temperature,
+            cache=mode,
+            cache_dir=cache_dir,
+            max_cost=max_cost,
+        )
+    err.print(RESEARCH_NOTICE, style="dim")
+    result = run(config, resume=resume, progress=choose_progress(quiet=quiet))
+    print_summary(engine_cli.whole_run(result))
+    engine_cli.report_outcome(result, out)
+
+
+@app.command()
+def verify(run_dir: Annotated[Path, typer.Argument(help="A run directory")]) -> None:
+    """Check a run's hash chains, truncation, manifest, prompt and scenario hashes; non-zero on failure."""
+    raise typer.Exit(engine_cli.verify_command(run_dir))
+
+
+@app.command()
+def rescore(
+    run_dir: Annotated[Path, typer.Argument(help="The run whose transcripts to judge again")],
+    judge: Annotated[list[str], typer.Option("--judge", "-j", help="Judge spec, repeatable")],
+    judges: Annotated[int, typer.Option("--judges", min=2, help="Independent verifiers per turn")] = 2,
+    extractor: Annotated[str | None, typer.Option(help="Extractor spec (default: first judge)")] = None,
+    adjudicator: Annotated[str | None, typer.Option(help="Model that breaks verifier ties")] = None,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="Parent directory of the new run (default: beside the source)"),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display")] = False,
+) -> None:
+    """Judge a run's stored transcripts again into a new run; makes no target calls."""
+    from medeval.rescore import rescore as rescore_run
+
+    err.print(RESEARCH_NOTICE, style="dim")
+    result = rescore_run(
+        run_dir,
+        judge,
+        out=out_dir,
         judge_count=judges,
         extractor=extractor,
         adjudicator=adjudicator,
-        questioner=questioner,
-        seed=seed,
-        epochs=epochs,
-        out=out_dir,
-        max_concurrency=max_concurrency,
-        temperature=temperature,
+        progress=choose_progress(quiet=quiet),
     )
-    err.print(RESEARCH_NOTICE, style="dim")
-    print_summary(run(config))
+    print_summary(engine_cli.whole_run(result))
+    engine_cli.report_outcome(result, out)
 
 
 @app.command()

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from medeval.cache import CacheMode
+
 DEFAULT_JUDGE = "rules"
 
 
@@ -26,7 +28,15 @@ class RunConfig(BaseModel):
     seed: int = 42
     epochs: int = Field(default=1, ge=1)
     out: Path = Path("runs")
-    max_concurrency: int = Field(default=8, ge=1)
+    max_concurrency: int = Field(default=8, ge=1, description="Trials, and calls, in flight at once")
+    provider_concurrency: dict[str, int] = Field(
+        default_factory=dict, description="Ceiling on calls in flight per provider (adaptive below it)"
+    )
+    cache: CacheMode = CacheMode.USE
+    cache_dir: Path | None = Field(
+        default=None, description="Defaults to $MEDEVAL_CACHE_DIR or ~/.cache/medeval"
+    )
+    max_cost: float | None = Field(default=None, ge=0, description="Budget in USD for this run")
     temperature: float | None = 0.0
     max_output_tokens: int | None = 1024
     judge_max_attempts: int = Field(default=3, ge=1)

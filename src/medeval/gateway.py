@@ -1,5 +1,7 @@
-"""Every model call of every role goes through the gateway: it resolves adapters, applies the one
-retry policy, and records each attempt, verbatim, in calls.jsonl."""
+"""Every model call of every role goes through the gateway. It answers from the response cache
+where it can; otherwise it waits for a global and a per-provider concurrency slot, applies the one
+retry policy, and records each attempt, verbatim and with its cost, in calls.jsonl. A cache hit is
+recorded too, so the calls file shows every response a trial used."""
 
 from __future__ import annotations
 
@@ -14,8 +16,13 @@ from pydantic import BaseModel, ConfigDict
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, ProviderError
 from medeval.adapters.registry import create_adapter
 from medeval.adapters.retry import RetryPolicy, Sleeper, real_sleep
+from medeval.cache import ResponseCache, cache_key
+from medeval.cost import CostMeter
 from medeval.hashing import derive_seed
+from medeval.limits import THROTTLED, Limits
 from medeval.storage import utc_now
+
+DEFAULT_MAX_CONCURRENCY = 8
 
 
 class CallContext(BaseModel):
@@ -29,6 +36,8 @@ class CallContext(BaseModel):
     judge_index: int | None = None
     scenario_id: str | None = None
     turn_id: str | None = None
+    target: str | None = None
+    epoch: int | None = None
 
 
 class CallFailed(Exception):
@@ -52,12 +61,18 @@ class Gateway:
         retry: RetryPolicy | None = None,
         sleep: Sleeper = real_sleep,
         seed: int = 0,
+        cache: ResponseCache | None = None,
+        limits: Limits | None = None,
+        meter: CostMeter | None = None,
     ) -> None:
         self._sink = sink
         self._adapters: dict[str, ModelAPI] = dict(adapters or {})
         self.retry = retry or RetryPolicy()
         self._sleep = sleep
         self._seed = seed
+        self.cache = cache
+        self.limits = limits or Limits(DEFAULT_MAX_CONCURRENCY, sleep=sleep)
+        self.meter = meter
 
     def set_sink(self, sink: CallSink) -> None:
         """Where call records go (the run's calls.jsonl, once the run directory exists)."""
@@ -71,30 +86,65 @@ class Gateway:
     async def aclose(self) -> None:
         for adapter in self._adapters.values():
             await adapter.aclose()
+        if self.cache is not None:
+            self.cache.close()
 
     async def complete(self, spec: str, request: ChatRequest, ctx: CallContext) -> ChatResponse:
         adapter = self.adapter(spec)
+        provider = spec.partition(":")[0]
+        call_id = uuid.uuid4().hex[:16]
+        key: str | None = None
+        if self.cache is not None and self.cache.applies_to(provider):
+            key = cache_key(spec, adapter.settings(), request, ctx.epoch)
+            hit = self.cache.get(key)
+            if hit is not None:
+                self._record(call_id, 0, spec, request, ctx, hit, None, 0.0, None, cache="hit", key=key)
+                return hit
         # Jitter is seeded per call site, so a rerun waits the same way (and tests never sleep).
         rng = random.Random(derive_seed(self._seed, ctx.trial_id, ctx.role, ctx.judge_index, ctx.turn_id))
-        call_id = uuid.uuid4().hex[:16]
+        cache_state = "miss" if key else "off"
         attempt = 0
         while True:
             attempt += 1
-            started = time.perf_counter()
-            try:
-                response = await adapter.generate(request)
-            except ProviderError as error:
+            failure: ProviderError | None = None
+            async with self.limits.slot(provider) as outcome:
+                started = time.perf_counter()
+                try:
+                    response = await adapter.generate(request)
+                except ProviderError as error:
+                    failure = error
+                except Exception as error:  # an adapter bug fails this call, not the run
+                    failure = ProviderError(f"{type(error).__name__}: {error}", retryable=False)
+                if failure is not None and failure.status == THROTTLED:
+                    outcome.throttle(failure.retry_after)
                 elapsed = (time.perf_counter() - started) * 1000
-                retrying = self.retry.should_retry(attempt, error)
-                wait = self.retry.delay(attempt, error, rng) if retrying else None
-                self._record(call_id, attempt, spec, request, ctx, None, error, elapsed, wait)
+            if failure is not None:
+                retrying = self.retry.should_retry(attempt, failure)
+                wait = self.retry.delay(attempt, failure, rng) if retrying else None
+                self._record(
+                    call_id, attempt, spec, request, ctx, None, failure, elapsed, wait, cache=cache_state
+                )
                 if not retrying:
-                    raise CallFailed(spec, str(error), attempt) from error
+                    raise CallFailed(spec, str(failure), attempt) from failure
                 await self._sleep(wait or 0.0)
                 continue
             if not response.latency_ms:
-                response = response.model_copy(update={"latency_ms": (time.perf_counter() - started) * 1000})
-            self._record(call_id, attempt, spec, request, ctx, response, None, response.latency_ms, None)
+                response = response.model_copy(update={"latency_ms": elapsed})
+            if key is not None and self.cache is not None:
+                self.cache.put(key, spec, response)
+            self._record(
+                call_id,
+                attempt,
+                spec,
+                request,
+                ctx,
+                response,
+                None,
+                response.latency_ms,
+                None,
+                cache=cache_state,
+                key=key,
+            )
             return response
 
     def _record(
@@ -108,6 +158,9 @@ class Gateway:
         error: ProviderError | None,
         latency_ms: float,
         retry_in: float | None,
+        *,
+        cache: str,
+        key: str | None = None,
     ) -> None:
         record: dict[str, Any] = {
             "call_id": call_id,
@@ -117,11 +170,19 @@ class Gateway:
             "spec": spec,
             "request": request.model_dump(mode="json"),
             "latency_ms": round(latency_ms, 3),
+            "cache": cache,
+            "concurrency_limit": self.limits.for_provider(spec.partition(":")[0]).limit,
         }
+        if key is not None:
+            record["cache_key"] = key
         if response is not None:
             record["response"] = response.model_dump(mode="json")
             record["served_model"] = response.served_model
             record["usage"] = response.usage.model_dump()
+            if cache == "hit":
+                record["cost_usd"] = 0.0  # paid for once, by the run that stored it
+            elif self.meter is not None:
+                record["cost_usd"] = self.meter.charge(spec, response.usage, ctx.role, ctx.target)
         if error is not None:
             record["error"] = {
                 "message": str(error),

@@ -14,8 +14,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import platform
 import subprocess
+from collections import Counter
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -23,9 +25,13 @@ from typing import Any
 
 from medeval import __version__
 from medeval.adapters.registry import parse_spec
+from medeval.cache import ResponseCache, default_cache_dir
 from medeval.config import DEFAULT_JUDGE, RunConfig
+from medeval.cost import CostMeter, PriceTable, cost_totals, estimate_cost, load_prices
 from medeval.errors import ConfigError, ScenarioError
-from medeval.gateway import Gateway
+from medeval.gateway import CallSink, Gateway
+from medeval.limits import Limits
+from medeval.progress import QuietProgress, RunProgress
 from medeval.prompts import prompt_hashes
 from medeval.scenarios import expand_paths, scenario_problems, scenario_sha256
 from medeval.schemas import Scenario, TrialRecord
@@ -46,7 +52,10 @@ class LoadedScenario:
 @dataclass
 class RunResult:
     store: RunStore
+    #: The trials this session ran (a resumed run's earlier trials stay in results.jsonl).
     records: list[TrialRecord]
+    #: "complete", "max_cost" (stopped launching at the budget; resumable) or "interrupted".
+    outcome: str = "complete"
 
 
 def load_scenarios(paths: list[Path]) -> list[LoadedScenario]:
@@ -122,9 +131,18 @@ def resolve_models(config: RunConfig, gateway: Gateway, scenarios: list[LoadedSc
 
 
 def build_manifest(
-    config: RunConfig, store: RunStore, scenarios: list[LoadedScenario], gateway: Gateway
+    config: RunConfig,
+    store: RunStore,
+    scenarios: list[LoadedScenario],
+    gateway: Gateway,
+    *,
+    model_specs: list[str] | None = None,
 ) -> dict[str, Any]:
-    specs = [s for s in {*config.targets, *config.judges, config.extractor_spec()} if s not in NOT_A_MODEL]
+    """`model_specs`: the models whose settings to record (default: targets, judges, extractor)."""
+    wanted = (
+        model_specs if model_specs is not None else [*config.targets, *config.judges, config.extractor_spec()]
+    )
+    specs = [s for s in set(wanted) if s not in NOT_A_MODEL]
     return {
         "run_id": store.run_id,
         "created_at": utc_now(),
@@ -133,6 +151,7 @@ def build_manifest(
         "platform": platform.platform(),
         "packages": _package_versions(),
         "git_commit": _git_commit(),
+        "working_directory": str(Path.cwd()),
         "seed": config.seed,
         "config": config.model_dump(mode="json"),
         "prompts": prompt_hashes(),
@@ -160,43 +179,177 @@ def plan_trials(config: RunConfig, scenarios: list[LoadedScenario]) -> list[Tria
     ]
 
 
-async def execute(config: RunConfig, gateway: Gateway | None = None) -> RunResult:
+def expected_calls(config: RunConfig, plans: list[TrialPlan]) -> dict[str, int]:
+    """Model calls the plans will make at most (every conditional turn asked, no retries)."""
+    calls: Counter[str] = Counter()
+    for plan in plans:
+        turns = plan.scenario.scripted_turns
+        scored = sum(t.scored for t in turns)
+        calls[plan.target] += len(turns) + (1 if plan.scenario.opening_statement else 0)
+        calls[config.extractor_spec()] += scored
+        for index in range(config.judge_count):
+            calls[config.judge_spec(index)] += scored
+        if config.questioner and plan.scenario.variation_knobs.paraphrase:
+            calls[config.questioner] += 1
+    return dict(calls)
+
+
+def check_budget(config: RunConfig, plans: list[TrialPlan], spent: float, prices: PriceTable) -> None:
+    """--max-cost: refuse to start a run whose estimate is over budget (before any file is written)."""
+    if config.max_cost is None:
+        return
+    estimate, unpriced = estimate_cost(expected_calls(config, plans), prices)
+    if unpriced:
+        raise ConfigError(
+            f"--max-cost needs a price for {unpriced[0]}, which data/prices.json lacks; "
+            "add it to the table or drop --max-cost"
+        )
+    if spent + estimate > config.max_cost:
+        raise ConfigError(
+            f"estimated cost ${spent + estimate:.2f} ({len(plans)} trials at typical token counts"
+            f"{f', ${spent:.2f} already spent' if spent else ''}) exceeds --max-cost ${config.max_cost:.2f}; "
+            "raise --max-cost or run fewer scenarios, targets or epochs"
+        )
+
+
+def build_gateway(config: RunConfig, sink: CallSink | None = None) -> Gateway:
+    return Gateway(
+        sink,
+        seed=config.seed,
+        cache=ResponseCache(config.cache_dir or default_cache_dir(), config.cache),
+        limits=Limits(config.max_concurrency, config.provider_concurrency),
+        meter=CostMeter(load_prices()),
+    )
+
+
+def resume_config(run_dir: Path) -> RunConfig:
+    """The configuration a run started with, from its manifest (written once, never rewritten)."""
+    try:
+        manifest = RunStore.open(run_dir).read_manifest()
+    except FileNotFoundError as missing:
+        raise ConfigError(
+            f"cannot resume {run_dir}: {missing.args[0]} not found; pass a run directory"
+        ) from None
+    except json.JSONDecodeError as broken:
+        raise ConfigError(f"cannot resume {run_dir}: manifest.json is not JSON ({broken.msg})") from None
+    config = RunConfig.model_validate(manifest["config"])
+    workdir = Path(manifest.get("working_directory") or ".")
+    # Relative scenario paths were relative to where the run started.
+    scenarios = [p if p.is_absolute() else workdir / p for p in config.scenarios]
+    return config.model_copy(update={"scenarios": scenarios, "out": run_dir.parent})
+
+
+async def execute(
+    config: RunConfig,
+    gateway: Gateway | None = None,
+    *,
+    resume: Path | None = None,
+    progress: RunProgress | None = None,
+) -> RunResult:
     scenarios = load_scenarios(config.scenarios)
     check_roles(config)
+    progress = progress or QuietProgress()
     store: RunStore | None = None
 
     def sink(record: dict[str, Any]) -> None:
         assert store is not None
         store.append_call(record)
+        progress.call(record)
 
-    gateway = gateway or Gateway(sink, seed=config.seed)
+    gateway = gateway or build_gateway(config)
     gateway.set_sink(sink)
+    if gateway.meter is None:
+        gateway.meter = CostMeter(load_prices())
     resolve_models(config, gateway, scenarios)
-    config.out.mkdir(parents=True, exist_ok=True)
-    store = RunStore.create(config.out)
-    store.write_manifest(build_manifest(config, store, scenarios, gateway))
-
     plans = plan_trials(config, scenarios)
-    limit = asyncio.Semaphore(config.max_concurrency)
+    done_keys: set[str] = set()
+    spent = 0.0
+    if resume is not None:
+        store = RunStore.open(resume)
+        check_resumable(store.read_manifest(), scenarios)
+        done_keys = {str(t.get("trial_key")) for t in store.trials()}
+        spent = sum(float(c.get("cost_usd") or 0.0) for c in store.call_records())
+    todo = [(i, p) for i, p in enumerate(plans, start=1) if p.key(config.seed) not in done_keys]
+    check_budget(config, [p for _, p in todo], spent, gateway.meter.prices)
+    if store is None:
+        config.out.mkdir(parents=True, exist_ok=True)
+        store = RunStore.create(config.out)
+        store.write_manifest(build_manifest(config, store, scenarios, gateway))
+        store.write_checkpoint()
+
+    trial_slots = asyncio.Semaphore(config.max_concurrency)
     records: list[TrialRecord] = []
+    meter = gateway.meter
+    stopped: str | None = None
 
     async def one(index: int, plan: TrialPlan) -> None:
-        async with limit:
+        nonlocal stopped
+        async with trial_slots:
             assert store is not None
+            if config.max_cost is not None and spent + meter.total >= config.max_cost:
+                # In-flight trials finish; no new one starts; the run stays resumable.
+                stopped = "max_cost"
+                return
             record = await run_trial(plan, config, gateway, store.run_id, f"{store.run_id}-t{index:05d}")
             store.append_trial(record.model_dump(mode="json"))
+            store.write_checkpoint()
             records.append(record)
+            progress.trial(record)
 
+    progress.start(len(plans), len(plans) - len(todo))
+    outcome = "interrupted"
     try:
-        await asyncio.gather(*(one(i, plan) for i, plan in enumerate(plans, start=1)))
+        await asyncio.gather(*(one(i, plan) for i, plan in todo))
+        outcome = stopped or "complete"
     finally:
+        progress.stop()
         await gateway.aclose()
+        store.write_checkpoint()
+        store.write_summary(run_summary(store, len(plans), outcome))
     records.sort(key=lambda r: r.trial_id)
-    return RunResult(store, records)
+    return RunResult(store, records, outcome)
 
 
-def run(config: RunConfig, gateway: Gateway | None = None) -> RunResult:
-    return asyncio.run(execute(config, gateway))
+def check_resumable(manifest: dict[str, Any], scenarios: list[LoadedScenario]) -> None:
+    """A resumed run must ask the same scenarios it started with, byte for byte."""
+    recorded = {s["scenario_id"]: s["sha256"] for s in manifest.get("scenarios", [])}
+    for item in scenarios:
+        if recorded.get(item.scenario.scenario_id) != item.sha256:
+            raise ConfigError(
+                f"cannot resume: scenario {item.scenario.scenario_id} ({item.path}) changed since the run "
+                "started; restore it, or start a new run"
+            )
+
+
+def run_summary(store: RunStore, planned: int, outcome: str) -> dict[str, Any]:
+    """End-of-session totals, computed from the files, so a resumed run's summary covers it all."""
+    statuses = Counter(str(t.get("status")) for t in store.trials())
+    calls = list(store.call_records())
+    return {
+        "run_id": store.run_id,
+        "written_at": utc_now(),
+        "outcome": outcome,
+        "trials_planned": planned,
+        "trials_written": sum(statuses.values()),
+        "trials_by_status": dict(sorted(statuses.items())),
+        "calls": {
+            "records": len(calls),
+            "cache_hits": sum(c.get("cache") == "hit" for c in calls),
+            "errors": sum("error" in c for c in calls),
+        },
+        "cost": cost_totals(calls),
+        "chains": {"results": store.results.head(), "calls": store.calls.head()},
+    }
+
+
+def run(
+    config: RunConfig,
+    gateway: Gateway | None = None,
+    *,
+    resume: Path | None = None,
+    progress: RunProgress | None = None,
+) -> RunResult:
+    return asyncio.run(execute(config, gateway, resume=resume, progress=progress))
 
 
 def _package_versions() -> dict[str, str]:

@@ -17,11 +17,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from medeval.hashing import canonical_json, sha256_text
+from medeval.hashing import canonical_json, sha256_file, sha256_text
 
 MANIFEST = "manifest.json"
 RESULTS = "results.jsonl"
 CALLS = "calls.jsonl"
+#: Chain heads (record count and last hash of each JSONL file), rewritten after every trial, so
+#: `medeval verify` can tell a deleted or truncated last record from a clean end.
+CHECKPOINT = "checkpoint.json"
+#: End-of-run totals (trials, calls, cost); the manifest itself is written once and never rewritten.
+SUMMARY = "summary.json"
 GENESIS = "0" * 64
 
 
@@ -44,6 +49,11 @@ def record_hash(record: dict[str, Any]) -> str:
     return sha256_text(canonical_json(body))
 
 
+def without_chain(record: dict[str, Any]) -> dict[str, Any]:
+    """A stored record as it was before chaining (without `prev_hash` and `hash`)."""
+    return {k: v for k, v in record.items() if k not in ("hash", "prev_hash")}
+
+
 class ChainedJsonl:
     """An append-only JSONL file whose records form a hash chain."""
 
@@ -52,10 +62,12 @@ class ChainedJsonl:
         # flush() alone survives a killed process; fsync also survives a power cut, at a cost per line.
         self._fsync = fsync
         self._last_hash = GENESIS
+        self._count = 0
         self._needs_newline = False
         if path.exists():
             for record in read_jsonl(path, warn=False):
                 self._last_hash = str(record.get("hash", self._last_hash))
+                self._count += 1
             data = path.read_bytes()
             self._needs_newline = bool(data) and not data.endswith(b"\n")
 
@@ -73,7 +85,12 @@ class ChainedJsonl:
             if self._fsync:
                 os.fsync(handle.fileno())
         self._last_hash = chained["hash"]
+        self._count += 1
         return chained
+
+    def head(self) -> dict[str, Any]:
+        """How many records the chain holds and the hash of the last one."""
+        return {"records": self._count, "head": self._last_hash}
 
 
 def read_jsonl(path: Path, *, warn: bool = True) -> Iterator[dict[str, Any]]:
@@ -105,6 +122,15 @@ class RunStore:
         self.directory = directory
         self.results = ChainedJsonl(directory / RESULTS, fsync=True)
         self.calls = ChainedJsonl(directory / CALLS)
+        # The manifest's hash is taken once, when it is written; a resumed run carries the recorded
+        # one forward, so an edit made between sessions still shows as a mismatch in `verify`.
+        checkpoint = self.read_json(CHECKPOINT)
+        manifest = directory / MANIFEST
+        self._manifest_sha256: str | None = (
+            str(checkpoint["manifest_sha256"])
+            if checkpoint and checkpoint.get("manifest_sha256")
+            else (sha256_file(manifest) if manifest.is_file() else None)
+        )
 
     @property
     def run_id(self) -> str:
@@ -123,10 +149,39 @@ class RunStore:
         return cls(directory)
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
-        path = self.directory / MANIFEST
-        tmp = path.with_suffix(".tmp")
+        if (self.directory / MANIFEST).exists():
+            raise FileExistsError(f"{self.directory / MANIFEST} exists; a manifest is never rewritten")
+        self._write_json(MANIFEST, manifest)
+        self._manifest_sha256 = sha256_file(self.directory / MANIFEST)
+
+    def write_checkpoint(self) -> None:
+        """Record both chains' heads and the manifest's hash (after every trial and at the end)."""
+        self._write_json(
+            CHECKPOINT,
+            {
+                "updated_at": utc_now(),
+                "manifest_sha256": self._manifest_sha256,
+                "results": self.results.head(),
+                "calls": self.calls.head(),
+            },
+        )
+
+    def write_summary(self, summary: dict[str, Any]) -> None:
+        self._write_json(SUMMARY, summary)
+
+    def read_json(self, name: str) -> dict[str, Any] | None:
+        path = self.directory / name
+        if not path.is_file():
+            return None
+        value: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return value
+
+    def _write_json(self, name: str, value: dict[str, Any]) -> None:
+        # Write-then-rename, so a kill leaves the old file or the new one, never half of one.
+        path = self.directory / name
+        tmp = path.with_name(name + ".tmp")
         tmp.write_text(
-            json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+            json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
         )
         tmp.replace(path)
 

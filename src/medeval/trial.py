@@ -24,6 +24,7 @@ from medeval.schemas import (
     GroupResult,
     JudgeVerdicts,
     Scenario,
+    Scores,
     ScriptedTurn,
     ShipCategory,
     TargetInfo,
@@ -53,28 +54,50 @@ class TrialPlan:
 
 
 @dataclass
-class _Answered:
+class Answered:
     turn: ScriptedTurn
     question: str
     response: str
 
 
 @dataclass
-class _Conversation:
+class Conversation:
     turns: list[Turn] = field(default_factory=list)
-    answered: list[_Answered] = field(default_factory=list)
+    answered: list[Answered] = field(default_factory=list)
     responses: list[ChatResponse] = field(default_factory=list)
     failed_at: str | None = None
     error: str | None = None
 
 
+def trial_context(plan: TrialPlan, run_id: str, trial_id: str) -> CallContext:
+    return CallContext(
+        run_id=run_id,
+        trial_id=trial_id,
+        role="target",
+        scenario_id=plan.scenario.scenario_id,
+        target=plan.target,
+        epoch=plan.epoch,
+    )
+
+
 async def run_trial(
     plan: TrialPlan, config: RunConfig, gateway: Gateway, run_id: str, trial_id: str
 ) -> TrialRecord:
+    """One whole trial. An unexpected exception becomes an unscored trial with its reason: one
+    trial's failure never stops the others."""
     started = utc_now()
+    try:
+        return await _run_trial(plan, config, gateway, run_id, trial_id, started)
+    except Exception as error:  # recorded, never swallowed: the trial says what went wrong
+        return failed_trial(plan, config, run_id, trial_id, f"{type(error).__name__}: {error}", started)
+
+
+async def _run_trial(
+    plan: TrialPlan, config: RunConfig, gateway: Gateway, run_id: str, trial_id: str, started: str
+) -> TrialRecord:
     scenario = plan.scenario
     key = plan.key(config.seed)
-    base = CallContext(run_id=run_id, trial_id=trial_id, role="target", scenario_id=scenario.scenario_id)
+    base = trial_context(plan, run_id, trial_id)
     unscored: list[Unscored] = []
 
     texts = {t.turn_id: t.text for t in scenario.scripted_turns}
@@ -91,7 +114,50 @@ async def run_trial(
             unscored.append(Unscored(item="paraphrase", reason=f"{problem}; asked the script verbatim"))
 
     conversation = await _converse(plan, config, gateway, base, texts, key)
+    return await judge_conversation(
+        plan,
+        config,
+        gateway,
+        base,
+        conversation,
+        target_info(plan, conversation.responses),
+        served_mismatch=any(
+            served_differs(r.requested_model, r.served_model) for r in conversation.responses
+        ),
+        unscored=unscored,
+        started=started,
+    )
 
+
+def target_info(plan: TrialPlan, responses: list[ChatResponse]) -> TargetInfo:
+    provider, model = parse_spec(plan.target)
+    first = responses[0] if responses else None
+    return TargetInfo(
+        spec=plan.target,
+        provider=provider,
+        requested_model=model,
+        served_models=sorted({r.served_model for r in responses if r.served_model}),
+        fingerprints=sorted({r.fingerprint for r in responses if r.fingerprint}),
+        sampling_sent=first.sampling_sent if first else {},
+        sampling_dropped=first.sampling_dropped if first else {},
+    )
+
+
+async def judge_conversation(
+    plan: TrialPlan,
+    config: RunConfig,
+    gateway: Gateway,
+    base: CallContext,
+    conversation: Conversation,
+    target: TargetInfo,
+    *,
+    served_mismatch: bool,
+    unscored: list[Unscored],
+    started: str,
+) -> TrialRecord:
+    """The judging half of a trial (steps 7 and 8): also what `medeval rescore` reuses."""
+    scenario = plan.scenario
+    key = plan.key(config.seed)
     claims: list[Claim] = []
     judge_records: list[JudgeVerdicts] = []
     dropped = 0
@@ -153,9 +219,7 @@ async def run_trial(
         refusal=bool(refused_turns),
         hallucinated_specifics=scorer.hallucinated_specifics(final_claims, claims),
         needs_manual_review=adjudicator.needs_manual_review(final_claims),
-        served_model_mismatch=any(
-            served_differs(r.requested_model, r.served_model) for r in conversation.responses
-        ),
+        served_model_mismatch=served_mismatch,
         dropped_claims=dropped,
         target_error=conversation.error,
     )
@@ -164,27 +228,17 @@ async def run_trial(
         status = "unscored"
     else:
         status = "partial" if unscored else "scored"
-    provider, model = parse_spec(plan.target)
-    first = conversation.responses[0] if conversation.responses else None
     return TrialRecord(
-        trial_id=trial_id,
+        trial_id=base.trial_id,
         trial_key=key,
-        run_id=run_id,
+        run_id=base.run_id,
         scenario_id=scenario.scenario_id,
         scenario_version=scenario.version,
         scenario_sha256=plan.scenario_sha256,
         rubric_version=scenario.rubric_version,
         epoch=plan.epoch,
         seed=config.seed,
-        target=TargetInfo(
-            spec=plan.target,
-            provider=provider,
-            requested_model=model,
-            served_models=sorted({r.served_model for r in conversation.responses if r.served_model}),
-            fingerprints=sorted({r.fingerprint for r in conversation.responses if r.fingerprint}),
-            sampling_sent=first.sampling_sent if first else {},
-            sampling_dropped=first.sampling_dropped if first else {},
-        ),
+        target=target,
         judges=[config.judge_spec(i) for i in range(config.judge_count)],
         extractor=config.extractor_spec(),
         conversation=conversation.turns,
@@ -209,10 +263,10 @@ async def _converse(
     base: CallContext,
     texts: dict[str, str],
     key: str,
-) -> _Conversation:
+) -> Conversation:
     """Ask the opening statement and every scripted turn in order, each with the whole history."""
     scenario = plan.scenario
-    convo = _Conversation()
+    convo = Conversation()
     history: list[Message] = []
     answers: dict[str, str] = {}
     steps: list[tuple[str, str, ScriptedTurn | None]] = []
@@ -248,12 +302,12 @@ async def _converse(
         history.append(Message(role="assistant", content=response.text))
         answers[turn_id] = response.text
         if turn is not None:
-            convo.answered.append(_Answered(turn, text, response.text))
+            convo.answered.append(Answered(turn, text, response.text))
     return convo
 
 
 async def _judge_turn(
-    answer: _Answered, plan: TrialPlan, config: RunConfig, gateway: Gateway, base: CallContext, key: str
+    answer: Answered, plan: TrialPlan, config: RunConfig, gateway: Gateway, base: CallContext, key: str
 ) -> tuple[list[Claim], list[JudgeVerdicts], str | None, int]:
     turn_id = answer.turn.turn_id
     ctx = base.model_copy(update={"turn_id": turn_id})
@@ -298,9 +352,41 @@ async def _judge_turn(
     return extraction.claims, records, extraction.error, len(extraction.dropped)
 
 
+def failed_trial(
+    plan: TrialPlan, config: RunConfig, run_id: str, trial_id: str, reason: str, started: str
+) -> TrialRecord:
+    """An unscored trial that records why it could not run to the end."""
+    return TrialRecord(
+        trial_id=trial_id,
+        trial_key=plan.key(config.seed),
+        run_id=run_id,
+        scenario_id=plan.scenario.scenario_id,
+        scenario_version=plan.scenario.version,
+        scenario_sha256=plan.scenario_sha256,
+        rubric_version=plan.scenario.rubric_version,
+        epoch=plan.epoch,
+        seed=config.seed,
+        target=target_info(plan, []),
+        judges=[config.judge_spec(i) for i in range(config.judge_count)],
+        extractor=config.extractor_spec(),
+        conversation=[],
+        claims=[],
+        verdicts=[],
+        final_claims=[],
+        final_scores=Scores(),
+        groups=[],
+        disagreement_rate=0.0,
+        flags=TrialFlags(),
+        unscored=[Unscored(item="trial", reason=reason)],
+        status="unscored",
+        started_at=started,
+        finished_at=utc_now(),
+    )
+
+
 def _group_results(
     scenario: Scenario,
-    conversation: _Conversation,
+    conversation: Conversation,
     claims: list[Claim],
     final_claims: list[FinalClaim],
     refused_turns: set[str],

@@ -1,0 +1,201 @@
+"""`medeval verify RUN_DIR`: check that a run directory is what the run wrote.
+
+- Both hash chains (results.jsonl, calls.jsonl): every record's own hash over its canonical JSON, and
+  its `prev_hash` against the record before it. The first broken record is named by file and line.
+- Truncation and deletion: checkpoint.json holds each chain's record count and head hash, rewritten
+  after every trial and at the end, so a deleted last record (which leaves a valid, shorter chain)
+  still shows.
+- The manifest's hash (recorded in the checkpoint), and its prompt and scenario hashes against the
+  prompt files of the installed package and the scenario files.
+
+A torn final line (a kill mid-write) is a warning, not a failure: the writer continues on a fresh
+line after it and the chain skips it. A chain without a signature detects accidents and naive edits,
+not a forger who rewrites every later hash and the checkpoint too; publishing the head hashes that
+`medeval run` prints closes that gap.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from medeval.hashing import sha256_file
+from medeval.prompts import prompt_hashes
+from medeval.storage import CALLS, CHECKPOINT, GENESIS, MANIFEST, RESULTS, record_hash
+
+
+class Finding(BaseModel):
+    severity: Literal["error", "warning", "ok"]
+    file: str
+    line: int | None = None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{self.severity}: {where}: {self.message}"
+
+
+class ChainState(BaseModel):
+    records: int
+    hashes: list[str]
+
+
+def check_chain(path: Path, findings: list[Finding]) -> ChainState:
+    """Walk one JSONL chain; report the first broken record (later ones follow from it)."""
+    state = ChainState(records=0, hashes=[])
+    if not path.exists():
+        findings.append(Finding(severity="error", file=path.name, message="missing"))
+        return state
+    lines = path.read_text(encoding="utf-8").split("\n")
+    last_content = max((i for i, text in enumerate(lines) if text.strip()), default=-1)
+    expected = GENESIS
+    for index, text in enumerate(lines):
+        number = index + 1
+        if not text.strip():
+            continue
+        try:
+            record: Any = json.loads(text)
+        except json.JSONDecodeError:
+            where = "final line" if index == last_content else "line"
+            findings.append(
+                Finding(
+                    severity="warning",
+                    file=path.name,
+                    line=number,
+                    message=f"torn {where} (a write cut off by a kill); skipped",
+                )
+            )
+            continue
+        if not isinstance(record, dict) or "hash" not in record or "prev_hash" not in record:
+            findings.append(
+                Finding(severity="error", file=path.name, line=number, message="not a chained record")
+            )
+            return state
+        if record_hash(record) != record["hash"]:
+            findings.append(
+                Finding(
+                    severity="error",
+                    file=path.name,
+                    line=number,
+                    message=f"record {state.records + 1} was changed: its content does not match its hash",
+                )
+            )
+            return state
+        if record["prev_hash"] != expected:
+            findings.append(
+                Finding(
+                    severity="error",
+                    file=path.name,
+                    line=number,
+                    message=(
+                        f"chain broken at record {state.records + 1}: prev_hash does not match the record "
+                        "before it (a record was deleted, inserted or reordered)"
+                    ),
+                )
+            )
+            return state
+        expected = record["hash"]
+        state.records += 1
+        state.hashes.append(expected)
+    return state
+
+
+def check_heads(
+    name: str, state: ChainState, recorded: dict[str, Any] | None, findings: list[Finding]
+) -> None:
+    """The chain must reach at least as far as the checkpoint says it did, through the same head."""
+    if not recorded:
+        findings.append(Finding(severity="error", file=CHECKPOINT, message=f"no head recorded for {name}"))
+        return
+    count, head = int(recorded.get("records", 0)), str(recorded.get("head", ""))
+    if state.records < count:
+        findings.append(
+            Finding(
+                severity="error",
+                file=name,
+                message=(
+                    f"truncated: the checkpoint records {count} records, the file holds {state.records} "
+                    f"valid ones ({count - state.records} deleted or cut off)"
+                ),
+            )
+        )
+    elif (state.hashes[count - 1] if count else GENESIS) != head:
+        findings.append(
+            Finding(
+                severity="error",
+                file=name,
+                line=None,
+                message=f"record {count} is not the head the checkpoint recorded (records replaced)",
+            )
+        )
+
+
+def check_inputs(run_dir: Path, manifest: dict[str, Any], findings: list[Finding]) -> None:
+    """The manifest's prompt and scenario hashes against the files."""
+    installed = prompt_hashes()
+    for role, recorded in sorted(manifest.get("prompts", {}).items()):
+        if installed.get(role) != recorded:
+            findings.append(
+                Finding(
+                    severity="error",
+                    file=MANIFEST,
+                    message=f"prompt {role!r} differs from the installed package's prompts/{role}.md",
+                )
+            )
+    workdir = Path(manifest.get("working_directory") or ".")
+    for entry in manifest.get("scenarios", []):
+        path = Path(entry["path"])
+        path = path if path.is_absolute() else workdir / path
+        if not path.is_file():
+            findings.append(
+                Finding(severity="error", file=MANIFEST, message=f"scenario file {path} not found")
+            )
+        elif sha256_file(path) != entry["sha256"]:
+            findings.append(
+                Finding(
+                    severity="error",
+                    file=str(path),
+                    message=f"scenario {entry['scenario_id']} changed since the run (sha256 differs)",
+                )
+            )
+
+
+def verify_run(run_dir: Path) -> list[Finding]:
+    findings: list[Finding] = []
+    manifest_path = run_dir / MANIFEST
+    if not manifest_path.is_file():
+        return [Finding(severity="error", file=MANIFEST, message=f"not found in {run_dir}")]
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        return [Finding(severity="error", file=MANIFEST, message=f"not JSON: {error.msg}")]
+    states = {name: check_chain(run_dir / name, findings) for name in (RESULTS, CALLS)}
+    checkpoint_path = run_dir / CHECKPOINT
+    if not checkpoint_path.is_file():
+        findings.append(
+            Finding(severity="error", file=CHECKPOINT, message="missing: truncation cannot be ruled out")
+        )
+    else:
+        checkpoint = json.loads(checkpoint_path.read_text(encoding="utf-8"))
+        if checkpoint.get("manifest_sha256") != sha256_file(manifest_path):
+            findings.append(Finding(severity="error", file=MANIFEST, message="changed since the run started"))
+        if not any(f.severity == "error" and f.file == RESULTS for f in findings):
+            check_heads(RESULTS, states[RESULTS], checkpoint.get("results"), findings)
+        if not any(f.severity == "error" and f.file == CALLS for f in findings):
+            check_heads(CALLS, states[CALLS], checkpoint.get("calls"), findings)
+    check_inputs(run_dir, manifest, findings)
+    if not any(f.severity == "error" for f in findings):
+        findings.append(
+            Finding(
+                severity="ok",
+                file=str(run_dir),
+                message=(
+                    f"{states[RESULTS].records} trial records and {states[CALLS].records} call records "
+                    "chain intact; manifest, prompts and scenarios match"
+                ),
+            )
+        )
+    return findings

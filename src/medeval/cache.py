@@ -1,0 +1,94 @@
+"""The content-addressed response cache: a run never pays twice for the same call.
+
+A response is stored under the sha256 of everything that decides it: the provider and model, the
+adapter's non-secret settings (base URL, API version), the full request (system prompt, so its hash,
+the whole message list, the sampling settings and seed sent, the output schema, routing metadata)
+and the trial's epoch. Only successful responses are stored; errors never are. Storage is one
+sqlite file in the cache directory (WAL mode, so two runs can share it).
+
+Nothing secret goes in: the key is a hash, and the value is the response (text, usage, served
+model), never a request header.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from medeval.adapters.base import ChatRequest, ChatResponse
+from medeval.hashing import canonical_json, sha256_text
+from medeval.storage import utc_now
+
+CACHE_ENV = "MEDEVAL_CACHE_DIR"
+CACHE_FILE = "responses.sqlite3"
+#: Providers whose responses are not cached: the offline fake is free, local and deterministic.
+UNCACHED_PROVIDERS = frozenset({"fake"})
+
+
+class CacheMode(StrEnum):
+    USE = "use"  # read hits, store misses
+    REFRESH = "refresh"  # never read, store (overwrite) every success
+    OFF = "off"  # neither read nor store
+
+
+def default_cache_dir() -> Path:
+    """$MEDEVAL_CACHE_DIR, else $XDG_CACHE_HOME/medeval, else ~/.cache/medeval."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "medeval"
+
+
+def cache_key(spec: str, settings: dict[str, Any], request: ChatRequest, epoch: int | None) -> str:
+    body = {
+        "spec": spec,
+        "settings": settings,
+        "prompt_sha256": sha256_text(request.system),
+        "request": request.model_dump(mode="json"),
+        "epoch": epoch,
+    }
+    return sha256_text(canonical_json(body))
+
+
+class ResponseCache:
+    def __init__(self, directory: Path, mode: CacheMode = CacheMode.USE) -> None:
+        self.directory = directory
+        self.mode = mode
+        self._db: sqlite3.Connection | None = None
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.directory / CACHE_FILE, timeout=30, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS responses ("
+                "key TEXT PRIMARY KEY, spec TEXT NOT NULL, created_at TEXT NOT NULL, response TEXT NOT NULL)"
+            )
+        return self._db
+
+    def applies_to(self, provider: str) -> bool:
+        return self.mode is not CacheMode.OFF and provider not in UNCACHED_PROVIDERS
+
+    def get(self, key: str) -> ChatResponse | None:
+        if self.mode is not CacheMode.USE:
+            return None
+        row = self._connect().execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+        return ChatResponse.model_validate_json(row[0]) if row else None
+
+    def put(self, key: str, spec: str, response: ChatResponse) -> None:
+        if self.mode is CacheMode.OFF:
+            return
+        self._connect().execute(
+            "INSERT OR REPLACE INTO responses (key, spec, created_at, response) VALUES (?, ?, ?, ?)",
+            (key, spec, utc_now(), response.model_dump_json()),
+        )
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None

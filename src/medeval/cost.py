@@ -1,0 +1,145 @@
+"""What a run costs: a dated price table (data/prices.json), the cost of each call, running totals
+per role and target, and the estimate `--max-cost` checks before a run starts."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from medeval.adapters.base import Usage
+from medeval.adapters.registry import parse_spec
+
+#: Budgeting guesses for one call when nothing has been measured yet: a multi-turn history or a
+#: judge prompt with its answer key in, a paragraph or a JSON verdict list out.
+TYPICAL_INPUT_TOKENS = 2000
+TYPICAL_OUTPUT_TOKENS = 500
+NOT_A_MODEL = frozenset({"rules"})
+
+
+class Price(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    input: float
+    output: float
+    status: Literal["placeholder", "sourced"]
+    source: str | None = None
+
+
+class PriceTable(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    as_of: str
+    currency: str
+    unit: str
+    note: str = ""
+    models: dict[str, Price]
+
+    def price(self, spec: str) -> Price | None:
+        """Exact spec, then the alias of a dated snapshot (gpt-4.1-2025-04-14), then `provider:*`."""
+        if spec in self.models:
+            return self.models[spec]
+        provider, model = parse_spec(spec)
+        for known, price in self.models.items():
+            known_provider, _, known_model = known.partition(":")
+            if known_provider == provider and model.startswith(known_model + "-"):
+                return price
+        return self.models.get(f"{provider}:*")
+
+    def cost(self, spec: str, usage: Usage) -> float | None:
+        price = self.price(spec)
+        if price is None:
+            return None
+        tokens_in, tokens_out = usage.input_tokens or 0, usage.output_tokens or 0
+        return round((tokens_in * price.input + tokens_out * price.output) / 1_000_000, 8)
+
+
+def load_prices(path: Path | None = None) -> PriceTable:
+    text = (
+        path.read_text(encoding="utf-8")
+        if path
+        else files("medeval.data").joinpath("prices.json").read_text(encoding="utf-8")
+    )
+    return PriceTable.model_validate(json.loads(text))
+
+
+class CostMeter:
+    """Running totals, fed by the gateway with every call that reached a provider."""
+
+    def __init__(self, prices: PriceTable) -> None:
+        self.prices = prices
+        self.total = 0.0
+        self.by_role: dict[str, float] = defaultdict(float)
+        self.by_target: dict[str, float] = defaultdict(float)
+        self.by_model: dict[str, float] = defaultdict(float)
+        self.unpriced: set[str] = set()
+
+    def charge(self, spec: str, usage: Usage, role: str, target: str | None) -> float | None:
+        cost = self.prices.cost(spec, usage)
+        if cost is None:
+            self.unpriced.add(spec)
+            return None
+        self.total += cost
+        self.by_role[role] += cost
+        self.by_model[spec] += cost
+        if target:
+            self.by_target[target] += cost
+        return cost
+
+    def report(self) -> dict[str, object]:
+        return {
+            "currency": self.prices.currency,
+            "prices_as_of": self.prices.as_of,
+            "total_usd": round(self.total, 6),
+            "by_role": {k: round(v, 6) for k, v in sorted(self.by_role.items())},
+            "by_target": {k: round(v, 6) for k, v in sorted(self.by_target.items())},
+            "by_model": {k: round(v, 6) for k, v in sorted(self.by_model.items())},
+            "unpriced_models": sorted(self.unpriced),
+        }
+
+
+def estimate_cost(calls: dict[str, int], prices: PriceTable) -> tuple[float, list[str]]:
+    """Dollars for `calls` (spec -> number of calls) at typical token counts, and unpriced specs."""
+    total, unpriced = 0.0, []
+    typical = Usage(input_tokens=TYPICAL_INPUT_TOKENS, output_tokens=TYPICAL_OUTPUT_TOKENS)
+    for spec, count in sorted(calls.items()):
+        if spec in NOT_A_MODEL or count == 0:
+            continue
+        cost = prices.cost(spec, typical)
+        if cost is None:
+            unpriced.append(spec)
+        else:
+            total += cost * count
+    return total, unpriced
+
+
+def cost_totals(calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """Totals per role, target and model from call records (cache hits cost nothing)."""
+    by_role: dict[str, float] = defaultdict(float)
+    by_target: dict[str, float] = defaultdict(float)
+    by_model: dict[str, float] = defaultdict(float)
+    unpriced: set[str] = set()
+    total = 0.0
+    for call in calls:
+        if "response" not in call:
+            continue
+        cost = call.get("cost_usd")
+        if cost is None:
+            unpriced.add(str(call.get("spec")))
+            continue
+        total += cost
+        by_role[str(call.get("role"))] += cost
+        by_model[str(call.get("spec"))] += cost
+        if call.get("target"):
+            by_target[str(call["target"])] += cost
+    return {
+        "total_usd": round(total, 6),
+        "by_role": {k: round(v, 6) for k, v in sorted(by_role.items())},
+        "by_target": {k: round(v, 6) for k, v in sorted(by_target.items())},
+        "by_model": {k: round(v, 6) for k, v in sorted(by_model.items())},
+        "unpriced_models": sorted(unpriced),
+    }

@@ -1,0 +1,72 @@
+"""What the `run`, `verify` and `rescore` commands do, kept out of cli.py so that file stays a thin
+list of commands."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from medeval.audit import verify_run
+from medeval.cache import CacheMode
+from medeval.errors import UserError
+from medeval.orchestrator import RunResult
+from medeval.schemas import TrialRecord
+from medeval.storage import SUMMARY, without_chain
+
+
+def cache_mode(*, no_cache: bool, refresh: bool) -> CacheMode:
+    if no_cache and refresh:
+        raise UserError("--no-cache and --refresh contradict each other; pass one of them")
+    return CacheMode.OFF if no_cache else CacheMode.REFRESH if refresh else CacheMode.USE
+
+
+def provider_limits(values: list[str] | None) -> dict[str, int]:
+    """`--provider-concurrency openai=16` (repeatable) -> {"openai": 16}."""
+    limits: dict[str, int] = {}
+    for value in values or []:
+        name, sep, number = value.partition("=")
+        if not sep or not name or not number.isdigit() or int(number) < 1:
+            raise UserError(
+                f"--provider-concurrency {value!r} is not PROVIDER=N with N >= 1; example: openai=16"
+            )
+        limits[name] = int(number)
+    return limits
+
+
+def whole_run(result: RunResult) -> RunResult:
+    """Every trial in the run directory, not only this session's (a resumed run has both)."""
+    records = [TrialRecord.model_validate(without_chain(t)) for t in result.store.trials()]
+    return RunResult(result.store, sorted(records, key=lambda r: r.trial_id), result.outcome)
+
+
+def report_outcome(result: RunResult, console: Console) -> None:
+    summary = result.store.read_json(SUMMARY) or {}
+    cost = summary.get("cost", {})
+    calls = summary.get("calls", {})
+    console.print(
+        f"calls: {calls.get('records', 0)} recorded, {calls.get('cache_hits', 0)} from cache, "
+        f"{calls.get('errors', 0)} errors; cost ${cost.get('total_usd', 0.0):.4f}"
+        + (f" (unpriced: {', '.join(cost['unpriced_models'])})" if cost.get("unpriced_models") else "")
+    )
+    heads = summary.get("chains", {})
+    if heads:
+        console.print(
+            f"chain heads: results {heads['results']['head'][:16]} ({heads['results']['records']}), "
+            f"calls {heads['calls']['head'][:16]} ({heads['calls']['records']})"
+        )
+    if result.outcome == "max_cost":
+        console.print(
+            f"stopped at --max-cost: in-flight trials finished, no new ones started; "
+            f"continue with: medeval run --resume {result.store.directory}"
+        )
+
+
+def verify_command(run_dir: Path) -> int:
+    """Print every finding, one per line; 0 when nothing is wrong, 1 otherwise."""
+    findings = verify_run(run_dir)
+    for finding in findings:
+        stream = sys.stdout if finding.severity == "ok" else sys.stderr
+        print(str(finding), file=stream, flush=True)
+    return 1 if any(f.severity == "error" for f in findings) else 0

@@ -1,0 +1,164 @@
+"""`medeval rescore RUN_DIR --judge ...`: judge a finished run's stored transcripts again, with other
+judges, into a new run whose manifest names the source run. No target is called: the answers are
+the ones the source run recorded, so two judge panels can be compared on identical transcripts."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from medeval.config import RunConfig
+from medeval.errors import ConfigError
+from medeval.orchestrator import (
+    NOT_A_MODEL,
+    RunResult,
+    build_gateway,
+    build_manifest,
+    check_roles,
+    load_scenarios,
+    resume_config,
+    run_summary,
+)
+from medeval.progress import QuietProgress, RunProgress
+from medeval.schemas import Scenario, TrialRecord, Unscored
+from medeval.storage import RunStore, utc_now, without_chain
+from medeval.trial import (
+    OPENING_TURN,
+    Answered,
+    Conversation,
+    TrialPlan,
+    failed_trial,
+    judge_conversation,
+    trial_context,
+)
+
+
+def stored_conversation(record: TrialRecord, scenario: Scenario) -> Conversation:
+    """The conversation as the source run recorded it: each scripted turn's question and answer."""
+    scripted = {t.turn_id: t for t in scenario.scripted_turns}
+    conversation = Conversation(turns=list(record.conversation))
+    questions: dict[str, str] = {}
+    for turn in record.conversation:
+        if turn.role == "user":
+            questions[turn.turn_id] = turn.text
+        elif turn.error:
+            conversation.failed_at, conversation.error = turn.turn_id, turn.error
+        elif turn.turn_id in scripted and turn.turn_id != OPENING_TURN:
+            conversation.answered.append(
+                Answered(scripted[turn.turn_id], questions.get(turn.turn_id, ""), turn.text)
+            )
+    if not record.conversation:
+        # The source trial never reached the target: it stays without data.
+        reason = "; ".join(u.reason for u in record.unscored) or "no conversation recorded"
+        conversation.failed_at, conversation.error = "trial", f"source trial has no transcript: {reason}"
+    return conversation
+
+
+def rescore_config(source: RunConfig, judges: list[str], **overrides: Any) -> RunConfig:
+    """The source run's configuration with the new judging panel."""
+    update: dict[str, Any] = {"judges": judges, **{k: v for k, v in overrides.items() if v is not None}}
+    update.setdefault("extractor", None)
+    return source.model_copy(update=update)
+
+
+async def execute_rescore(
+    source_dir: Path, config: RunConfig, *, progress: RunProgress | None = None
+) -> RunResult:
+    progress = progress or QuietProgress()
+    source = RunStore.open(source_dir)
+    source_records = [TrialRecord.model_validate(without_chain(t)) for t in source.trials()]
+    scenarios = {s.scenario.scenario_id: s for s in load_scenarios(config.scenarios)}
+    for record in source_records:
+        loaded = scenarios.get(record.scenario_id)
+        if loaded is None or loaded.sha256 != record.scenario_sha256:
+            raise ConfigError(
+                f"cannot rescore: scenario {record.scenario_id} is missing or changed since run "
+                f"{source.run_id}; restore the file the source run used"
+            )
+    check_roles(config)
+    store: RunStore | None = None
+
+    def sink(call: dict[str, Any]) -> None:
+        assert store is not None
+        store.append_call(call)
+        progress.call(call)
+
+    gateway = build_gateway(config, sink)
+    judges = [config.judge_spec(i) for i in range(config.judge_count)] + [config.extractor_spec()]
+    if config.adjudicator:
+        judges.append(config.adjudicator)
+    for spec in judges:
+        if spec not in NOT_A_MODEL:
+            gateway.adapter(spec)  # a missing key or unknown judge stops here, before any file
+    config.out.mkdir(parents=True, exist_ok=True)
+    store = RunStore.create(config.out)
+    manifest = build_manifest(config, store, list(scenarios.values()), gateway, model_specs=judges)
+    manifest["source_run"] = {
+        "run_id": source.run_id,
+        "path": str(source_dir.resolve()),
+        "results": source.results.head(),
+    }
+    store.write_manifest(manifest)
+    store.write_checkpoint()
+
+    slots = asyncio.Semaphore(config.max_concurrency)
+    records: list[TrialRecord] = []
+
+    async def one(index: int, old: TrialRecord) -> None:
+        assert store is not None
+        loaded = scenarios[old.scenario_id]
+        plan = TrialPlan(loaded.scenario, loaded.sha256, old.target.spec, old.epoch)
+        trial_id = f"{store.run_id}-t{index:05d}"
+        started = utc_now()
+        async with slots:
+            try:
+                record = await judge_conversation(
+                    plan,
+                    config,
+                    gateway,
+                    trial_context(plan, store.run_id, trial_id),
+                    stored_conversation(old, loaded.scenario),
+                    old.target,
+                    served_mismatch=old.flags.served_model_mismatch,
+                    unscored=[
+                        Unscored(item=u.item, reason=u.reason) for u in old.unscored if u.item == "paraphrase"
+                    ],
+                    started=started,
+                )
+            except Exception as error:  # one trial's failure never stops the others
+                record = failed_trial(
+                    plan, config, store.run_id, trial_id, f"{type(error).__name__}: {error}", started
+                )
+            store.append_trial(record.model_dump(mode="json"))
+            store.write_checkpoint()
+            records.append(record)
+            progress.trial(record)
+
+    progress.start(len(source_records), 0)
+    outcome = "interrupted"
+    try:
+        await asyncio.gather(*(one(i, r) for i, r in enumerate(source_records, start=1)))
+        outcome = "complete"
+    finally:
+        progress.stop()
+        await gateway.aclose()
+        store.write_checkpoint()
+        summary = run_summary(store, len(source_records), outcome)
+        summary["source_run"] = manifest["source_run"]
+        store.write_summary(summary)
+    records.sort(key=lambda r: r.trial_id)
+    return RunResult(store, records, outcome)
+
+
+def rescore(
+    source_dir: Path,
+    judges: list[str],
+    *,
+    out: Path | None = None,
+    progress: RunProgress | None = None,
+    **overrides: Any,
+) -> RunResult:
+    source_config = resume_config(source_dir)
+    config = rescore_config(source_config, judges, out=out, **overrides)
+    return asyncio.run(execute_rescore(source_dir, config, progress=progress))
