@@ -1,0 +1,83 @@
+"""`medeval report`: read the runs, compute every table once, and write CSV, charts, Markdown and HTML."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from medeval.errors import UserError
+from medeval.reporting import charts
+from medeval.reporting.findings import gather
+from medeval.reporting.html import write_html
+from medeval.reporting.load import Corpus
+from medeval.reporting.markdown import write_markdown
+from medeval.reporting.model import ReportData, ReportPaths
+from medeval.reporting.tables import (
+    distributions,
+    scenario_rows,
+    ship_rows,
+    target_rows,
+    write_csv,
+    write_trials_csv,
+)
+
+DEFAULT_HTML_TRIALS = 5000
+REPORT_DIR = "report"
+
+
+def collect(corpus: Corpus) -> ReportData:
+    # The first run's seed seeds every bootstrap, so a report of the same run never changes.
+    seed = next((s.seed for s in corpus.snapshots if s.seed is not None), 0)
+    return ReportData(
+        snapshots=corpus.snapshots,
+        trials=corpus.trial_count(),
+        skipped_lines=corpus.skipped_lines,
+        seed=seed,
+        targets=target_rows(corpus, seed),
+        scenarios=scenario_rows(corpus, seed),
+        ship=ship_rows(corpus),
+        distributions=distributions(corpus),
+        findings=gather(corpus, seed),
+    )
+
+
+def default_out(run_dirs: list[Path]) -> Path:
+    return run_dirs[0] / REPORT_DIR
+
+
+def build_report(
+    run_dirs: list[Path], out: Path | None = None, html_trials: int = DEFAULT_HTML_TRIALS
+) -> ReportPaths:
+    corpus = Corpus(run_dirs)
+    try:
+        if corpus.trial_count() == 0:
+            raise UserError(f"{run_dirs[0]}: the run has no readable trials yet; nothing to report")
+        directory = out or default_out(run_dirs)
+        try:
+            (directory / "charts").mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise UserError(
+                f"{directory}: cannot create the report directory ({error.strerror}); pass --out"
+            ) from error
+        data = collect(corpus)
+        paths = ReportPaths(
+            directory=directory,
+            markdown=directory / "report.md",
+            html=directory / "report.html",
+            trials_csv=directory / "trials.csv",
+            per_scenario_csv=directory / "per_scenario.csv",
+            ship_csv=directory / "ship_table.csv",
+            charts=[
+                directory / "charts" / charts.SHIP_CHART,
+                directory / "charts" / charts.DISTRIBUTION_CHART,
+            ],
+        )
+        write_trials_csv(corpus, paths.trials_csv)
+        write_csv(paths.per_scenario_csv, [row.csv_row() for row in data.scenarios])
+        write_csv(paths.ship_csv, [row.csv_row() for row in data.ship])
+        charts.ship_chart(data.ship, paths.charts[0])
+        charts.distribution_chart(corpus, paths.charts[1])
+        write_markdown(data, paths)
+        write_html(data, corpus, paths, html_trials)
+        return paths
+    finally:
+        corpus.close()

@@ -1,0 +1,81 @@
+"""PNG charts (matplotlib, Agg backend): SHIP categories per target beside the counselors, and the
+distributions of trial accuracy and completeness per target."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: reports are built on servers and in CI
+
+import matplotlib.pyplot as plt
+
+from medeval.reporting.baseline import SHIP_CATEGORIES
+from medeval.reporting.load import Corpus
+from medeval.reporting.tables import POOLED, ShipRow, target_order
+
+CATEGORY_COLOURS = {
+    "accurate_complete": "#2e7d32",
+    "substantive_incomplete": "#9ccc65",
+    "not_substantive": "#bdbdbd",
+    "incorrect": "#c62828",
+    "incomplete_data": "#6d4c41",
+}
+CATEGORY_LABELS = {
+    "accurate_complete": "Accurate & complete",
+    "substantive_incomplete": "Substantive, incomplete",
+    "not_substantive": "Not substantive",
+    "incorrect": "Incorrect",
+    "incomplete_data": "Incomplete data",
+}
+SHIP_CHART = "ship_categories.png"
+DISTRIBUTION_CHART = "score_distributions.png"
+
+
+def ship_chart(rows: list[ShipRow], path: Path) -> None:
+    pooled = [row for row in rows if row.question_group == POOLED and row.n]
+    labels = [row.target for row in pooled]
+    fig, ax = plt.subplots(figsize=(9, 0.5 * len(pooled) + 1.8), dpi=110)
+    left = [0.0] * len(pooled)
+    for category in SHIP_CATEGORIES:
+        shares = [100 * row.counts[category] / row.n for row in pooled]
+        ax.barh(labels, shares, left=left, color=CATEGORY_COLOURS[category], label=CATEGORY_LABELS[category])
+        left = [a + b for a, b in zip(left, shares, strict=True)]
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("% of scored question groups (counselors: all 19 groups of the SHIP study)")
+    ax.set_title("SHIP categories per target, pooled over question groups")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=3, fontsize=8, frameon=False)
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Software": None})  # no URL or version stamp inside the image
+    plt.close(fig)
+
+
+def distribution_chart(corpus: Corpus, path: Path) -> None:
+    targets = target_order(corpus)
+    data = {
+        spec: (acc, comp)
+        for spec, acc, comp in corpus.query(
+            "SELECT target.spec, "
+            "list(final_scores.accuracy) FILTER (WHERE final_scores.accuracy IS NOT NULL), "
+            "list(final_scores.completeness) FILTER (WHERE final_scores.completeness IS NOT NULL) "
+            "FROM trials GROUP BY 1"
+        )
+    }
+    fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(targets) + 2.2), dpi=110, sharey=True)
+    for ax, index, title in ((axes[0], 0, "Accuracy"), (axes[1], 1, "Completeness")):
+        series = [list(data.get(t, ([], []))[index] or []) for t in targets]
+        present = [(t, s) for t, s in zip(targets, series, strict=True) if s]
+        if present:
+            ax.boxplot(
+                [s for _, s in present], vert=False, tick_labels=[t for t, _ in present], whis=(0, 100)
+            )
+            for row, (_, values) in enumerate(present, start=1):
+                ax.scatter(values, [row] * len(values), s=10, alpha=0.4, color="#1565c0", zorder=3)
+        ax.invert_yaxis()
+        ax.set_xlim(-0.05, 1.05)
+        ax.set_title(f"{title} per trial")
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Software": None})  # no URL or version stamp inside the image
+    plt.close(fig)

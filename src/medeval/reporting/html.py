@@ -1,0 +1,239 @@
+"""report.html: one self-contained page (inline CSS and JS, charts as data: URIs, no external URL).
+
+Transcripts show each claim's quote highlighted by its final verdict; a claim expands to every
+verifier's label and the cited facts with their text and source.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup, escape
+from pydantic import BaseModel
+
+from medeval.reporting.baseline import SHIP_CATEGORIES, baseline_citation, baseline_for, group_sort_key
+from medeval.reporting.charts import CATEGORY_COLOURS, CATEGORY_LABELS
+from medeval.reporting.findings import fact_ref
+from medeval.reporting.load import Corpus
+from medeval.reporting.model import ReportData, ReportPaths
+from medeval.reporting.tables import POOLED
+from medeval.schemas import FinalClaim, TrialRecord
+
+# Worst verdict wins where two claims' quotes overlap.
+VERDICT_RANK = {"CONTRADICTED": 3, "PENDING": 2, "NOT_IN_KEY": 1, "SUPPORTED": 0}
+TABLE_CATEGORIES = ("accurate_complete", "substantive_incomplete", "not_substantive", "incorrect")
+_SCHEME = re.compile(r"(?i)\b(https?):(//)")
+
+
+def safe_text(text: str) -> Markup:
+    """Escaped text in which a URL in a model's answer cannot read as a link to an external asset."""
+    return Markup(_SCHEME.sub(lambda m: f"{m.group(1)}:\u200b{m.group(2)}", str(escape(text))))
+
+
+class Bar(BaseModel):
+    counselor_pct: float | None
+    counselor_n: int
+    ai_pct: float | None
+    ai_n: int
+
+
+class QuestionRow(BaseModel):
+    question_group: str
+    order: int
+    topic: str
+    question: str
+    cells: dict[str, Bar]
+    delta_ac: float | None
+    counselor_ac: float | None
+    models: list[dict[str, Any]]
+
+
+def highlight(text: str, claims: list[tuple[str, str, list[tuple[int, int]]]]) -> Markup:
+    """`claims` = (dom id, verdict, spans). Overlaps take the worst verdict and list every claim."""
+    cuts = {0, len(text)}
+    for _, _, spans in claims:
+        for start, end in spans:
+            if 0 <= start < end <= len(text):
+                cuts.update((start, end))
+    points = sorted(cuts)
+    out: list[str] = []
+    for start, end in pairwise(points):
+        covering = [
+            (dom_id, verdict)
+            for dom_id, verdict, spans in claims
+            if any(s <= start and end <= e for s, e in spans)
+        ]
+        piece = str(safe_text(text[start:end]))
+        if covering:
+            verdict = max((v for _, v in covering), key=lambda v: VERDICT_RANK.get(v, 0))
+            ids = " ".join(dom_id for dom_id, _ in covering)
+            out.append(
+                f'<mark class="v-{verdict.lower()}" data-claims="{ids}" title="{verdict}">{piece}</mark>'
+            )
+        else:
+            out.append(piece)
+    return Markup("".join(out))
+
+
+def verdict_of(final: FinalClaim | None) -> str:
+    if final is None or final.label is None:
+        return "PENDING"
+    return final.label.value
+
+
+def trial_view(corpus: Corpus, record: TrialRecord, index: int) -> dict[str, Any]:
+    finals = {fc.claim_id: fc for fc in record.final_claims}
+    prefix = f"t{index}"
+    claim_views: dict[str, list[dict[str, Any]]] = {}
+    for claim in record.claims:
+        final = finals.get(claim.claim_id)
+        votes = []
+        for vote in final.votes if final else []:
+            judge = record.judges[vote.judge_index] if vote.judge_index < len(record.judges) else "?"
+            votes.append(
+                {
+                    "judge": f"#{vote.judge_index + 1} {judge}",
+                    "label": vote.label.value if vote.label else "abstained",
+                    "evidence": ", ".join(vote.evidence),
+                }
+            )
+        facts = [fact_ref(corpus, record.scenario_id, item) for item in (final.evidence if final else [])]
+        claim_views.setdefault(claim.turn_id, []).append(
+            {
+                "dom_id": f"{prefix}-{claim.claim_id}",
+                "claim": claim,
+                "verdict": verdict_of(final),
+                "decided_by": final.decided_by if final else "none",
+                "votes": votes,
+                "facts": facts,
+            }
+        )
+    turns = []
+    for turn in record.conversation:
+        views = claim_views.get(turn.turn_id, []) if turn.role == "assistant" else []
+        body = highlight(
+            turn.text, [(v["dom_id"], v["verdict"], list(v["claim"].quote_spans)) for v in views]
+        )
+        turns.append({"turn": turn, "body": body, "claims": views})
+    groups = [
+        {
+            "group": g,
+            "missed": [fact_ref(corpus, record.scenario_id, p) for p in g.scores.missing_required_points],
+        }
+        for g in record.groups
+    ]
+    return {
+        "record": record,
+        "dom_id": prefix,
+        "turns": turns,
+        "groups": groups,
+        "group_cats": " ".join(f"{g.question_group}:{g.ship_category.value}" for g in record.groups),
+    }
+
+
+def question_rows(data: ReportData, corpus: Corpus) -> dict[str, list[QuestionRow]]:
+    """Per script, one row per question group in script order: counselors (combined) beside the AI
+    targets pooled, per category, with the model rows underneath."""
+    scripts: dict[str, set[str]] = {}
+    questions: dict[str, str] = {}
+    for group, scenario_id in corpus.query("SELECT DISTINCT question_group, scenario_id FROM trial_groups"):
+        human = baseline_for(group)
+        scenario = corpus.scenario(scenario_id)
+        if human and human[0].persona in ("medicare_only", "dual_eligible"):
+            script = human[0].persona
+        else:  # QG1 is in both study scripts; other groups belong to their scenario's script
+            script = scenario.script if scenario and scenario.script else "other"
+        scripts.setdefault(script, set()).add(group)
+        if scenario is not None and group not in questions:
+            turns = scenario.groups().get(group, [])
+            questions[group] = " / ".join(t.text for t in turns)
+    ai = {
+        (r.question_group, r.target): r for r in data.ship if r.source == "ai" and r.question_group != POOLED
+    }
+    out: dict[str, list[QuestionRow]] = {}
+    for script, groups in sorted(scripts.items()):
+        rows = []
+        for order, group in enumerate(sorted(groups, key=group_sort_key)):
+            modes = {row.mode: row for row in baseline_for(group)}
+            counselor = modes.get("combined")
+            models = [r for (g, _), r in ai.items() if g == group]
+            pooled = {c: sum(r.counts[c] for r in models) for c in SHIP_CATEGORIES}
+            ai_n = sum(pooled.values())
+            cells = {
+                c: Bar(
+                    counselor_pct=100 * counselor.counts[c] / counselor.n
+                    if counselor and counselor.n
+                    else None,
+                    counselor_n=counselor.n if counselor else 0,
+                    ai_pct=100 * pooled[c] / ai_n if ai_n else None,
+                    ai_n=ai_n,
+                )
+                for c in TABLE_CATEGORIES
+            }
+            ac = cells["accurate_complete"]
+            delta = (
+                ac.ai_pct - ac.counselor_pct
+                if ac.ai_pct is not None and ac.counselor_pct is not None
+                else None
+            )
+            rows.append(
+                QuestionRow(
+                    question_group=group,
+                    order=order,
+                    topic=counselor.topic if counselor else "",
+                    question=questions.get(group, ""),
+                    cells=cells,
+                    delta_ac=delta,
+                    counselor_ac=ac.counselor_pct,
+                    models=[
+                        {
+                            "target": r.target,
+                            "n": r.n,
+                            "pct": {c: 100 * r.counts[c] / r.n if r.n else None for c in TABLE_CATEGORIES},
+                        }
+                        for r in models
+                    ],
+                )
+            )
+        out[script] = rows
+    return out
+
+
+def data_uri(path: Path) -> str:
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials: int) -> None:
+    environment = Environment(
+        loader=PackageLoader("medeval", "templates"),
+        autoescape=select_autoescape(["html", "j2"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    environment.filters["t"] = safe_text
+    template = environment.get_template("report.html.j2")
+    trials = [
+        trial_view(corpus, record, i) for i, record in enumerate(corpus.records(limit=max_trials), start=1)
+    ]
+    html = template.render(
+        data=data,
+        trials=trials,
+        shown=len(trials),
+        question_tables=question_rows(data, corpus),
+        categories=TABLE_CATEGORIES,
+        all_categories=SHIP_CATEGORIES,
+        labels=CATEGORY_LABELS,
+        colours=CATEGORY_COLOURS,
+        citation=baseline_citation(),
+        charts=[(path.name, data_uri(path)) for path in paths.charts],
+        targets=sorted({t["record"].target.spec for t in trials}),
+        scenarios=sorted({t["record"].scenario_id for t in trials}),
+        groups=sorted({g.question_group for t in trials for g in t["record"].groups}, key=group_sort_key),
+        pooled=POOLED,
+    )
+    paths.html.write_text(html, encoding="utf-8")

@@ -1,0 +1,269 @@
+"""Reading run directories: the manifests in Python, the results.jsonl files through duckdb.
+
+duckdb parses the JSONL files directly (no server, no Python object per trial), so every count and
+mean in a report is a SQL aggregate. Columns are declared explicitly: inferring nested types from a
+sample would turn a record that differs from the sample into NULLs. A torn or garbled line comes
+back from `read_ndjson(ignore_errors=true)` as a row of NULLs; those rows are counted, reported with a
+warning and left out.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+from pydantic import BaseModel, ConfigDict, Field
+
+from medeval.errors import UserError
+from medeval.scenarios import scenario_problems
+from medeval.schemas import Scenario, TrialRecord
+from medeval.storage import CALLS, MANIFEST, RESULTS, TornLineWarning, read_jsonl
+
+_SCORES = (
+    "STRUCT(accuracy DOUBLE, completeness DOUBLE, safety_risk DOUBLE, calibration DOUBLE, "
+    "missing_required_points VARCHAR[], error_categories VARCHAR[])"
+)
+TRIAL_COLUMNS: dict[str, str] = {
+    "trial_id": "VARCHAR",
+    "run_id": "VARCHAR",
+    "scenario_id": "VARCHAR",
+    "scenario_version": "VARCHAR",
+    "scenario_sha256": "VARCHAR",
+    "epoch": "BIGINT",
+    "status": "VARCHAR",
+    "disagreement_rate": "DOUBLE",
+    "judges": "VARCHAR[]",
+    "target": "STRUCT(spec VARCHAR, provider VARCHAR, requested_model VARCHAR, served_models VARCHAR[])",
+    "final_scores": _SCORES,
+    "groups": (
+        f"STRUCT(question_group VARCHAR, turn_ids VARCHAR[], scored BOOLEAN, scores {_SCORES}, "
+        "ship_category VARCHAR, required_points VARCHAR[])[]"
+    ),
+    "flags": (
+        "STRUCT(refusal BOOLEAN, hallucinated_specifics BOOLEAN, needs_manual_review BOOLEAN, "
+        "served_model_mismatch BOOLEAN, dropped_claims BIGINT, target_error VARCHAR)"
+    ),
+    "final_claims": (
+        "STRUCT(claim_id VARCHAR, turn_id VARCHAR, label VARCHAR, evidence VARCHAR[], severity VARCHAR, "
+        "unanimous BOOLEAN, votes STRUCT(judge_index BIGINT, label VARCHAR)[])[]"
+    ),
+    "unscored": "STRUCT(item VARCHAR, reason VARCHAR)[]",
+}
+# Only the exemplar look-up needs the text; it re-reads the files for a handful of trials.
+TEXT_COLUMNS: dict[str, str] = {
+    "trial_id": "VARCHAR",
+    "conversation": "STRUCT(role VARCHAR, text VARCHAR, turn_id VARCHAR, question_group VARCHAR)[]",
+    "claims": "STRUCT(claim_id VARCHAR, turn_id VARCHAR, text VARCHAR, quote_spans BIGINT[][])[]",
+}
+CALL_COLUMNS: dict[str, str] = {
+    "role": "VARCHAR",
+    "spec": "VARCHAR",
+    "usage": "STRUCT(input_tokens BIGINT, output_tokens BIGINT)",
+    "latency_ms": "DOUBLE",
+    "cost_usd": "DOUBLE",
+}
+
+
+class ScenarioRef(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    scenario_id: str
+    path: str = ""
+    version: str = ""
+    sha256: str = ""
+    effective_date: str | None = None
+
+
+class RunSnapshot(BaseModel):
+    """What a run's numbers describe, from its manifest (plus the served models seen in results)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    run_id: str
+    directory: Path
+    created_at: str = ""
+    medeval_version: str = ""
+    seed: int | None = None
+    git_commit: str | None = None
+    targets: list[str] = Field(default_factory=list)
+    judges: list[str] = Field(default_factory=list)
+    judge_count: int | None = None
+    extractor: str | None = None
+    adjudicator: str | None = None
+    prompts: dict[str, str] = Field(default_factory=dict)
+    scenarios: list[ScenarioRef] = Field(default_factory=list)
+    models: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    served_models: dict[str, list[str]] = Field(default_factory=dict, description="target -> served ids")
+
+    def judge_panel(self) -> list[str]:
+        count = self.judge_count or len(self.judges)
+        return [self.judges[i % len(self.judges)] for i in range(count)] if self.judges else []
+
+
+def read_snapshot(directory: Path) -> RunSnapshot:
+    manifest_path = directory / MANIFEST
+    if not directory.is_dir():
+        raise UserError(f"{directory}: no such run directory; pass a directory made by `medeval run`")
+    if not manifest_path.is_file():
+        raise UserError(f"{directory}: no {MANIFEST} here; pass a run directory made by `medeval run`")
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise UserError(f"{manifest_path}: cannot read the manifest ({error}); is the run intact?") from error
+    if not isinstance(manifest, dict):
+        raise UserError(f"{manifest_path}: the manifest is not a JSON object; is the run intact?")
+    config = manifest.get("config") or {}
+    return RunSnapshot(
+        run_id=str(manifest.get("run_id") or directory.name),
+        directory=directory,
+        created_at=str(manifest.get("created_at", "")),
+        medeval_version=str(manifest.get("medeval_version", "")),
+        seed=manifest.get("seed"),
+        git_commit=manifest.get("git_commit"),
+        targets=list(config.get("targets") or []),
+        judges=list(config.get("judges") or []),
+        judge_count=config.get("judge_count"),
+        extractor=config.get("extractor") or ((config.get("judges") or [None])[0]),
+        adjudicator=config.get("adjudicator"),
+        prompts=dict(manifest.get("prompts") or {}),
+        scenarios=[ScenarioRef.model_validate(s) for s in manifest.get("scenarios") or []],
+        models=dict(manifest.get("models") or {}),
+    )
+
+
+def _sql_list(paths: list[Path]) -> str:
+    return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths) + "]"
+
+
+def _columns_sql(columns: dict[str, str]) -> str:
+    return "{" + ", ".join(f"'{name}': '{kind}'" for name, kind in columns.items()) + "}"
+
+
+class Corpus:
+    """Every trial of one or more runs, as duckdb tables.
+
+    `trials`: one row per trial (typed columns above plus `run_dir`);
+    `trial_groups`: one row per trial and question group;
+    `calls`: one row per model call, from calls.jsonl where present.
+    """
+
+    def __init__(self, directories: list[Path]) -> None:
+        if not directories:
+            raise UserError("no run directory given; pass one or more directories made by `medeval run`")
+        directories = [d.resolve() for d in directories]
+        self.snapshots = [read_snapshot(d) for d in directories]
+        self.result_files = [d / RESULTS for d in directories]
+        missing = [str(p) for p in self.result_files if not p.is_file()]
+        if missing:
+            raise UserError(f"{missing[0]}: no results in this run yet; run it (or resume it) first")
+        self.con = duckdb.connect()
+        self.skipped_lines = self._load_trials()
+        self._load_calls([d / CALLS for d in directories if (d / CALLS).is_file()])
+        served = self.con.execute(
+            "SELECT run_dir, target.spec, list_sort(list_distinct(flatten(list(target.served_models)))) "
+            "FROM trials GROUP BY ALL"
+        ).fetchall()
+        by_dir = {str(s.directory): s for s in self.snapshots}
+        for run_dir, spec, models in served:
+            by_dir[run_dir].served_models[spec] = list(models)
+        self._scenario_cache: dict[str, Scenario | None] = {}
+
+    def _load_trials(self) -> int:
+        files = _sql_list(self.result_files)
+        self.con.execute(
+            f"CREATE TABLE raw AS SELECT *, parse_dirpath(filename) AS run_dir FROM read_ndjson({files}, "
+            f"columns={_columns_sql(TRIAL_COLUMNS)}, ignore_errors=true, filename=true, "
+            "maximum_object_size=268435456)"
+        )
+        rows = self.con.execute("SELECT run_dir, count(*) FROM raw WHERE trial_id IS NULL GROUP BY ALL")
+        skipped = 0
+        for run_dir, count in rows.fetchall():
+            skipped += count
+            warnings.warn(
+                f"{run_dir}/{RESULTS}: {count} torn or unreadable line(s) skipped",
+                TornLineWarning,
+                stacklevel=3,
+            )
+        self.con.execute("CREATE TABLE trials AS SELECT * FROM raw WHERE trial_id IS NOT NULL")
+        self.con.execute("DROP TABLE raw")
+        self.con.execute(
+            "CREATE VIEW trial_groups AS SELECT t.run_dir, t.run_id, t.trial_id, t.scenario_id, "
+            "t.scenario_version, t.scenario_sha256, t.epoch, t.target.spec AS target, "
+            "array_to_string(t.target.served_models, ' ') AS served_model, t.status, "
+            "t.flags.needs_manual_review AS needs_review, g.question_group, g.scored, g.ship_category, "
+            "g.scores.accuracy AS accuracy, g.scores.completeness AS completeness, "
+            "g.scores.safety_risk AS safety_risk, g.scores.calibration AS calibration, "
+            "g.scores.missing_required_points AS missing_required_points, "
+            "g.scores.error_categories AS error_categories "
+            "FROM trials t, unnest(t.groups) AS u(g)"
+        )
+        return skipped
+
+    def _load_calls(self, files: list[Path]) -> None:
+        if files:
+            self.con.execute(
+                f"CREATE TABLE calls AS SELECT * FROM read_ndjson({_sql_list(files)}, "
+                f"columns={_columns_sql(CALL_COLUMNS)}, ignore_errors=true, "
+                "maximum_object_size=268435456) WHERE role IS NOT NULL"
+            )
+        else:
+            columns = ", ".join(f"{name} {kind}" for name, kind in CALL_COLUMNS.items())
+            self.con.execute(f"CREATE TABLE calls ({columns})")
+
+    # Queries -------------------------------------------------------------------------------------
+    def query(self, sql: str, parameters: list[Any] | None = None) -> list[tuple[Any, ...]]:
+        return self.con.execute(sql, parameters or []).fetchall()
+
+    def trial_count(self) -> int:
+        return int(self.query("SELECT count(*) FROM trials")[0][0])
+
+    def texts(self, trial_ids: list[str]) -> dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
+        """Conversation and claims of a few trials, re-read from the files."""
+        if not trial_ids:
+            return {}
+        rows = self.con.execute(
+            f"SELECT trial_id, conversation, claims FROM read_ndjson({_sql_list(self.result_files)}, "
+            f"columns={_columns_sql(TEXT_COLUMNS)}, ignore_errors=true, "
+            "maximum_object_size=268435456) WHERE list_contains(?, trial_id)",
+            [trial_ids],
+        ).fetchall()
+        return {row[0]: (row[1] or [], row[2] or []) for row in rows}
+
+    def scenario(self, scenario_id: str) -> Scenario | None:
+        """The answer key of a scenario, from the file its manifest names (None if gone or invalid)."""
+        if scenario_id not in self._scenario_cache:
+            found: Scenario | None = None
+            for snapshot in self.snapshots:
+                for ref in snapshot.scenarios:
+                    if ref.scenario_id == scenario_id and ref.path and found is None:
+                        path = Path(ref.path)
+                        if path.is_file():
+                            loaded, problems = scenario_problems(path)
+                            found = loaded if not problems else None
+            self._scenario_cache[scenario_id] = found
+        return self._scenario_cache[scenario_id]
+
+    def records(self, limit: int | None = None) -> Iterator[TrialRecord]:
+        """Whole trial records for the transcripts, in file order; unreadable ones are skipped."""
+        emitted = 0
+        for path in self.result_files:
+            with warnings.catch_warnings():
+                # The torn lines were already reported once, by _load_trials.
+                warnings.simplefilter("ignore", TornLineWarning)
+                for raw in read_jsonl(path):
+                    if limit is not None and emitted >= limit:
+                        return
+                    body = {k: v for k, v in raw.items() if k not in ("prev_hash", "hash")}
+                    try:
+                        record = TrialRecord.model_validate(body)
+                    except ValueError:
+                        continue
+                    emitted += 1
+                    yield record
+
+    def close(self) -> None:
+        self.con.close()

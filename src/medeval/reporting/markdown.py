@@ -1,0 +1,393 @@
+"""report.md: the report for reading and publishing, rendered from the same rows as the CSV files."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from medeval.reporting.baseline import SHIP_CATEGORIES, baseline_citation
+from medeval.reporting.charts import CATEGORY_LABELS
+from medeval.reporting.model import ReportData, ReportPaths
+from medeval.reporting.stats import Interval
+from medeval.reporting.tables import POOLED, ShipRow
+
+RESEARCH_BANNER = (
+    "> **For research use only.** This report evaluates AI-generated information about Medicare. "
+    "It is not medical, legal or insurance advice."
+)
+BINS = ("0–0.25", "0.25–0.5", "0.5–0.75", "0.75–<1", "1.0")
+
+
+def cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines.extend("| " + " | ".join(cell(c) for c in row) + " |" for row in rows)
+    return [*lines, ""]
+
+
+def pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def num(value: float | None, digits: int = 2) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def ci(interval: Interval, percent: bool = False) -> str:
+    if interval.low is None or interval.high is None:
+        return "n/a"
+    low, high = (100 * interval.low, 100 * interval.high) if percent else (interval.low, interval.high)
+    digits, unit = (1, "%") if percent else (2, "")
+    # "to" rather than a dash keeps negative bounds readable.
+    joiner = " to " if low < 0 or high < 0 else "–"
+    return f"{low:.{digits}f}{joiner}{high:.{digits}f}{unit}"
+
+
+def with_ci(interval: Interval, percent: bool = False) -> str:
+    """Estimate and interval; the estimate alone when no interval exists (one unit to resample)."""
+    estimate = pct(interval.estimate) if percent else num(interval.estimate)
+    if interval.estimate is None or interval.low is None:
+        return estimate
+    return f"{estimate} ({ci(interval, percent)})"
+
+
+def short(digest: str, length: int = 12) -> str:
+    return digest[:length] if digest else "-"
+
+
+def snapshot_lines(data: ReportData) -> list[str]:
+    lines = ["## Snapshot", ""]
+    for snap in data.snapshots:
+        lines.append(f"### Run `{snap.run_id}`")
+        lines.append("")
+        lines.append(
+            f"- Date: {snap.created_at or 'unknown'}; medeval {snap.medeval_version or '?'}; seed {snap.seed}"
+        )
+        if snap.git_commit:
+            lines.append(f"- Code commit: `{snap.git_commit[:12]}`")
+        lines.append(
+            f"- Judges: {', '.join(snap.judge_panel()) or '-'}; extractor: {snap.extractor or '-'}; "
+            f"adjudicator: {snap.adjudicator or 'none (ties go to review)'}"
+        )
+        lines.append("")
+        rows = [
+            (spec, ", ".join(snap.served_models.get(spec, [])) or "(no trials)")
+            for spec in (snap.targets or sorted(snap.served_models))
+        ]
+        lines.extend(table(("Requested model", "Served model(s)"), rows))
+        lines.extend(
+            table(("Prompt", "sha256"), [(role, f"`{short(h)}`") for role, h in sorted(snap.prompts.items())])
+        )
+        lines.extend(
+            table(
+                ("Scenario", "Version", "sha256"),
+                [(s.scenario_id, s.version, f"`{short(s.sha256)}`") for s in snap.scenarios],
+            )
+        )
+    return lines
+
+
+def summary_lines(data: ReportData) -> list[str]:
+    rows = [
+        (
+            t.target,
+            ", ".join(t.served_models) or "-",
+            t.trials,
+            with_ci(t.accuracy),
+            with_ci(t.completeness),
+            num(t.safety_risk),
+            f"{pct(t.ac.estimate)} ({ci(t.ac, True)}, n={t.ac.n})",
+            t.needs_review,
+            t.unscored_items,
+        )
+        for t in data.targets
+    ]
+    return [
+        "## Summary per target",
+        "",
+        *table(
+            (
+                "Target",
+                "Served",
+                "Trials",
+                "Accuracy (95% CI)",
+                "Completeness (95% CI)",
+                "Safety risk",
+                "Accurate & complete (95% CI)",
+                "Needs review",
+                "Unscored items",
+            ),
+            rows,
+        ),
+        "Accuracy and completeness are trial means with a cluster-bootstrap interval (clusters = scenarios); "
+        "Accurate & complete is the share of scored question groups with a Wilson interval. "
+        "See docs/statistics.md.",
+        "",
+    ]
+
+
+def ship_cells(row: ShipRow) -> list[object]:
+    shares = [f"{row.counts[c]} ({pct(row.pct(c))})" for c in SHIP_CATEGORIES]
+    return [row.question_group, row.target, row.n, *shares, ci(row.ac, True)]
+
+
+def ship_lines(data: ReportData, paths: ReportPaths) -> list[str]:
+    header = (
+        "Question group",
+        "Responder",
+        "n",
+        *(CATEGORY_LABELS[c] for c in SHIP_CATEGORIES),
+        "A&C 95% CI",
+    )
+    groups = [r for r in data.ship if r.question_group != POOLED]
+    pooled = [r for r in data.ship if r.question_group == POOLED]
+    chart = paths.charts[0].relative_to(paths.directory).as_posix()
+    return [
+        "## SHIP-style table",
+        "",
+        "Counts (and shares) of scored question groups per SHIP category; counselor rows are the published "
+        f"SHIP results ({baseline_citation()}). "
+        "The pooled counselor rows cover all 19 scored groups of the study. "
+        "Same numbers as `ship_table.csv`.",
+        "",
+        *table(header, [ship_cells(r) for r in groups]),
+        "### Pooled over question groups",
+        "",
+        *table(header, [ship_cells(r) for r in pooled]),
+        f"![SHIP categories per target]({chart})",
+        "",
+    ]
+
+
+def pairs_lines(data: ReportData) -> list[str]:
+    if not data.findings.pairs:
+        return []
+    rows = []
+    for pair in data.findings.pairs:
+        r = pair.result
+        rows.append(
+            (
+                pair.target_a,
+                pair.target_b,
+                r.n_pairs,
+                pct(r.rate_a),
+                pct(r.rate_b),
+                f"{num(r.difference.estimate and 100 * r.difference.estimate, 1)} pp",
+                ci(r.difference, True),
+                f"{r.only_a} / {r.only_b}",
+                num(r.mcnemar_p, 3),
+            )
+        )
+    return [
+        "## Paired comparisons of targets",
+        "",
+        "Same scenario, question group and epoch answered by both targets. Difference = B − A in the "
+        "accurate & complete rate, cluster-bootstrap interval by scenario; exact McNemar test on the "
+        "discordant pairs.",
+        "",
+        *table(
+            (
+                "Target A",
+                "Target B",
+                "Pairs",
+                "A&C A",
+                "A&C B",
+                "B − A",
+                "95% CI",
+                "Only A / only B",
+                "McNemar p",
+            ),
+            rows,
+        ),
+    ]
+
+
+def scenario_lines(data: ReportData) -> list[str]:
+    rows = [
+        (
+            s.scenario_id,
+            s.target,
+            s.n,
+            with_ci(s.accuracy),
+            with_ci(s.completeness),
+            num(s.safety_risk),
+            s.needs_review,
+        )
+        for s in data.scenarios
+    ]
+    return [
+        "## Per scenario",
+        "",
+        *table(
+            (
+                "Scenario",
+                "Target",
+                "n",
+                "Accuracy (95% CI)",
+                "Completeness (95% CI)",
+                "Safety risk",
+                "Needs review",
+            ),
+            rows,
+        ),
+    ]
+
+
+def distribution_lines(data: ReportData, paths: ReportPaths) -> list[str]:
+    chart = paths.charts[1].relative_to(paths.directory).as_posix()
+    rows = []
+    for target, metrics in data.distributions.items():
+        for metric, counts in metrics.items():
+            rows.append((target, metric, *counts))
+    return [
+        "## Accuracy and completeness distributions",
+        "",
+        "Trials per score band (trials with no judged claim have no accuracy and are not counted there).",
+        "",
+        *table(("Target", "Score", *BINS), rows),
+        f"![Accuracy and completeness per trial]({chart})",
+        "",
+    ]
+
+
+def failure_lines(data: ReportData) -> list[str]:
+    f = data.findings
+    lines = ["## Common failure modes", "", "### Error categories (question groups)", ""]
+    lines += (
+        table(("Category", "Question groups"), f.error_categories) if f.error_categories else ["None.", ""]
+    )
+    lines += ["### Most-missed required points", ""]
+    lines += (
+        table(
+            ("Times missed", "Scenario", "Fact", "Fact text", "Source"),
+            [(m.count, m.scenario_id, m.fact_id, m.text, m.source) for m in f.missed_points],
+        )
+        if f.missed_points
+        else ["None.", ""]
+    )
+    lines += ["### Most-contradicted facts", ""]
+    lines += (
+        table(
+            ("Times contradicted", "Scenario", "Fact", "Fact text", "Source"),
+            [(m.count, m.scenario_id, m.fact_id, m.text, m.source) for m in f.contradicted_facts],
+        )
+        if f.contradicted_facts
+        else ["None.", ""]
+    )
+    lines += ["## Exemplary incorrect responses", ""]
+    if not f.exemplars:
+        lines += ["No claim was judged contradicted.", ""]
+    for ex in f.exemplars:
+        lines += [
+            f"**{ex.target}**, {ex.scenario_id} / {ex.question_group} "
+            f"(trial `{ex.trial_id}`, severity {ex.severity})",
+            "",
+            f"*Question:* {ex.question}",
+            "",
+            f"> {ex.quote}",
+            "",
+        ]
+        for fact in ex.facts:
+            lines.append(
+                f"- Contradicts **{fact.fact_id}**: {fact.text} *Source: {fact.source or 'unknown'}*"
+            )
+        lines.append("")
+    return lines
+
+
+def agreement_lines(data: ReportData) -> list[str]:
+    a = data.findings.agreement
+    lines = [
+        "## Judge agreement",
+        "",
+        f"- Claims: {a.claims}; verifiers per claim: {a.judges}",
+        f"- Krippendorff's alpha (nominal, verifier labels): {num(a.krippendorff_alpha, 3)}",
+        f"- Fleiss' kappa (claims every verifier labelled, n={a.fleiss_claims}): {num(a.fleiss_kappa, 3)}",
+        f"- Claims without unanimity: {a.not_unanimous} ({pct(a.not_unanimous_share)})",
+        f"- Trials sent to manual review: {len(data.findings.review_trials)}",
+        "",
+        "n/a means undefined: no claims, or every verifier used one label throughout.",
+        "",
+    ]
+    if data.findings.group_agreement:
+        rows = [
+            (
+                g.question_group,
+                g.agreement.claims,
+                num(g.agreement.krippendorff_alpha, 3),
+                num(g.agreement.fleiss_kappa, 3),
+                pct(g.agreement.not_unanimous_share),
+            )
+            for g in data.findings.group_agreement
+        ]
+        lines += table(("Question group", "Claims", "Alpha", "Kappa", "Not unanimous"), rows)
+    if data.findings.review_trials:
+        lines += ["### Trials sent to manual review", ""]
+        lines += table(
+            ("Trial", "Target", "Scenario", "Disagreement"),
+            [(t, g, s, pct(d)) for t, g, s, d in data.findings.review_trials],
+        )
+    return lines
+
+
+def usage_lines(data: ReportData) -> list[str]:
+    lines = ["## Tokens and cost per role", ""]
+    if not data.findings.usage:
+        return [*lines, "No model calls recorded (offline judges only, or calls.jsonl missing).", ""]
+    rows = [
+        (
+            u.role,
+            u.spec,
+            u.calls,
+            u.input_tokens if u.input_tokens is not None else "unknown",
+            u.output_tokens if u.output_tokens is not None else "unknown",
+            "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}",
+        )
+        for u in data.findings.usage
+    ]
+    return [*lines, *table(("Role", "Model", "Calls", "Input tokens", "Output tokens", "Cost (USD)"), rows)]
+
+
+def unscored_lines(data: ReportData) -> list[str]:
+    lines = ["## Unscored items", ""]
+    if not data.findings.unscored and not data.skipped_lines:
+        return [*lines, "None.", ""]
+    if data.skipped_lines:
+        lines += [f"- {data.skipped_lines} torn or unreadable line(s) in results.jsonl were skipped.", ""]
+    if data.findings.unscored:
+        lines += table(
+            ("Trial", "Target", "Scenario", "Item", "Reason"),
+            [(u.trial_id, u.target, u.scenario_id, u.item, u.reason) for u in data.findings.unscored],
+        )
+    return lines
+
+
+def render(data: ReportData, paths: ReportPaths) -> str:
+    runs = ", ".join(f"`{s.run_id}`" for s in data.snapshots)
+    lines = [
+        "# medeval report",
+        "",
+        RESEARCH_BANNER,
+        "",
+        f"{data.trials} trials from run(s) {runs}. "
+        "Files: `trials.csv`, `per_scenario.csv`, `ship_table.csv`, "
+        "`report.html` (transcripts with the evidence in place).",
+        "",
+        *snapshot_lines(data),
+        *summary_lines(data),
+        *ship_lines(data, paths),
+        *pairs_lines(data),
+        *scenario_lines(data),
+        *distribution_lines(data, paths),
+        *failure_lines(data),
+        *agreement_lines(data),
+        *usage_lines(data),
+        *unscored_lines(data),
+    ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_markdown(data: ReportData, paths: ReportPaths) -> None:
+    paths.markdown.write_text(render(data, paths), encoding="utf-8")

@@ -1,0 +1,33 @@
+"""The computed report: what the Markdown, HTML and chart writers render."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from medeval.reporting.findings import Findings
+from medeval.reporting.load import RunSnapshot
+from medeval.reporting.tables import ScenarioRow, ShipRow, TargetRow
+
+
+class ReportData(BaseModel):
+    snapshots: list[RunSnapshot]
+    trials: int
+    skipped_lines: int
+    seed: int
+    targets: list[TargetRow]
+    scenarios: list[ScenarioRow]
+    ship: list[ShipRow]
+    distributions: dict[str, dict[str, list[int]]]
+    findings: Findings
+
+
+class ReportPaths(BaseModel):
+    directory: Path
+    markdown: Path
+    html: Path
+    trials_csv: Path
+    per_scenario_csv: Path
+    ship_csv: Path
+    charts: list[Path]

@@ -1,0 +1,284 @@
+"""The statistics behind every number with an interval. docs/statistics.md explains each one.
+
+Library implementations are used wherever they exist (statsmodels for Wilson, McNemar, Newcombe and
+Fleiss; scipy for Welch; the `krippendorff` package for alpha). The cluster bootstrap has no library
+form that resamples whole clusters, so it is written here, seeded, on numpy.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import krippendorff
+import numpy as np
+from pydantic import BaseModel
+from scipy import stats as scipy_stats
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+from statsmodels.stats.proportion import (
+    confint_proportions_2indep,
+    proportion_confint,
+    test_proportions_2indep,
+)
+
+CONFIDENCE = 0.95
+BOOTSTRAP_RESAMPLES = 2000
+SIGNIFICANCE = 0.05
+
+
+class Interval(BaseModel):
+    estimate: float | None
+    low: float | None
+    high: float | None
+    n: int
+
+    def fmt(self, percent: bool = True) -> str:
+        if self.estimate is None:
+            return "n/a"
+        if self.low is None or self.high is None:
+            return _pct(self.estimate) if percent else f"{self.estimate:.2f}"
+        if percent:
+            return f"{_pct(self.estimate)} ({_pct(self.low)}–{_pct(self.high)})"
+        return f"{self.estimate:.2f} ({self.low:.2f}–{self.high:.2f})"
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}%"
+
+
+def wilson(successes: int, n: int, confidence: float = CONFIDENCE) -> Interval:
+    """Wilson score interval for a proportion (statsmodels)."""
+    if n <= 0:
+        return Interval(estimate=None, low=None, high=None, n=0)
+    low, high = proportion_confint(successes, n, alpha=1 - confidence, method="wilson")
+    return Interval(estimate=successes / n, low=float(low), high=float(high), n=n)
+
+
+def cluster_bootstrap_mean(
+    values: Sequence[float | None],
+    clusters: Sequence[str],
+    *,
+    seed: int,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    confidence: float = CONFIDENCE,
+) -> Interval:
+    """Mean with a percentile interval from resampling whole clusters (scenarios) with replacement.
+
+    Trials of one scenario are correlated, so resampling trials alone would understate the
+    uncertainty. The generator is seeded, so the same data and seed give the same interval.
+    """
+    pairs = [(v, c) for v, c in zip(values, clusters, strict=True) if v is not None and not math.isnan(v)]
+    if not pairs:
+        return Interval(estimate=None, low=None, high=None, n=0)
+    labels = sorted({c for _, c in pairs})
+    index = {label: i for i, label in enumerate(labels)}
+    sums = np.zeros(len(labels))
+    counts = np.zeros(len(labels))
+    for value, cluster in pairs:
+        sums[index[cluster]] += value
+        counts[index[cluster]] += 1
+    estimate = float(sums.sum() / counts.sum())
+    if len(labels) < 2:
+        # One cluster gives no between-cluster variation to resample: report the mean alone.
+        return Interval(estimate=estimate, low=None, high=None, n=len(pairs))
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(labels), size=(resamples, len(labels)))
+    means = sums[draws].sum(axis=1) / counts[draws].sum(axis=1)
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(means, [tail, 100 - tail])
+    return Interval(estimate=estimate, low=float(low), high=float(high), n=len(pairs))
+
+
+class PairedComparison(BaseModel):
+    """Two targets on the same items (scenario, question group, epoch): A&C rate difference."""
+
+    n_pairs: int
+    rate_a: float | None
+    rate_b: float | None
+    difference: Interval
+    both: int
+    only_a: int
+    only_b: int
+    neither: int
+    mcnemar_p: float | None
+
+
+def paired_comparison(
+    a: Mapping[tuple[str, ...], bool],
+    b: Mapping[tuple[str, ...], bool],
+    *,
+    seed: int,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+) -> PairedComparison:
+    """Keys are items whose first element is the scenario id (the bootstrap cluster)."""
+    keys = sorted(set(a) & set(b))
+    both = sum(a[k] and b[k] for k in keys)
+    only_a = sum(a[k] and not b[k] for k in keys)
+    only_b = sum(b[k] and not a[k] for k in keys)
+    neither = len(keys) - both - only_a - only_b
+    if not keys:
+        empty = Interval(estimate=None, low=None, high=None, n=0)
+        return PairedComparison(
+            n_pairs=0,
+            rate_a=None,
+            rate_b=None,
+            difference=empty,
+            both=0,
+            only_a=0,
+            only_b=0,
+            neither=0,
+            mcnemar_p=None,
+        )
+    differences = [float(b[k]) - float(a[k]) for k in keys]
+    interval = cluster_bootstrap_mean(differences, [k[0] for k in keys], seed=seed, resamples=resamples)
+    # Exact binomial McNemar on the discordant pairs; with none, there is no evidence of a difference.
+    p_value = float(mcnemar([[both, only_a], [only_b, neither]], exact=True).pvalue)
+    return PairedComparison(
+        n_pairs=len(keys),
+        rate_a=(both + only_a) / len(keys),
+        rate_b=(both + only_b) / len(keys),
+        difference=interval,
+        both=both,
+        only_a=only_a,
+        only_b=only_b,
+        neither=neither,
+        mcnemar_p=p_value,
+    )
+
+
+class Difference(BaseModel):
+    """B minus A between two independent samples, with its interval and p-value."""
+
+    a: float | None
+    b: float | None
+    n_a: int
+    n_b: int
+    difference: float | None
+    low: float | None
+    high: float | None
+    p_value: float | None
+
+    @property
+    def significant(self) -> bool:
+        return self.p_value is not None and self.p_value < SIGNIFICANCE
+
+
+def proportion_difference(successes_a: int, n_a: int, successes_b: int, n_b: int) -> Difference:
+    """Newcombe (hybrid score) interval and a score test for two independent proportions."""
+    if n_a == 0 or n_b == 0:
+        return Difference(
+            a=successes_a / n_a if n_a else None,
+            b=successes_b / n_b if n_b else None,
+            n_a=n_a,
+            n_b=n_b,
+            difference=None,
+            low=None,
+            high=None,
+            p_value=None,
+        )
+    rate_a, rate_b = successes_a / n_a, successes_b / n_b
+    low, high = confint_proportions_2indep(successes_b, n_b, successes_a, n_a, method="newcomb")
+    if successes_a + successes_b in (0, n_a + n_b):
+        p_value = 1.0  # both samples all-or-nothing alike: the score test is undefined, and no change
+    else:
+        p_value = float(test_proportions_2indep(successes_b, n_b, successes_a, n_a, method="score").pvalue)
+    return Difference(
+        a=rate_a,
+        b=rate_b,
+        n_a=n_a,
+        n_b=n_b,
+        difference=rate_b - rate_a,
+        low=float(low),
+        high=float(high),
+        p_value=p_value,
+    )
+
+
+def mean_difference(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE) -> Difference:
+    """Welch's t interval and test for the difference in means (scipy)."""
+    xa, xb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    mean_a = float(xa.mean()) if xa.size else None
+    mean_b = float(xb.mean()) if xb.size else None
+    if mean_a is None or mean_b is None:
+        return Difference(
+            a=mean_a, b=mean_b, n_a=xa.size, n_b=xb.size, difference=None, low=None, high=None, p_value=None
+        )
+    diff = mean_b - mean_a
+    spread = (xa.var(ddof=1) if xa.size > 1 else 0.0) + (xb.var(ddof=1) if xb.size > 1 else 0.0)
+    if xa.size < 2 or xb.size < 2 or spread == 0.0:
+        # No within-sample variation: the samples are constant, so any difference is exact.
+        p_value = None if xa.size < 2 or xb.size < 2 else (1.0 if diff == 0 else 0.0)
+        return Difference(
+            a=mean_a,
+            b=mean_b,
+            n_a=xa.size,
+            n_b=xb.size,
+            difference=diff,
+            low=None,
+            high=None,
+            p_value=p_value,
+        )
+    result = scipy_stats.ttest_ind(xb, xa, equal_var=False)
+    ci = result.confidence_interval(confidence_level=confidence)
+    return Difference(
+        a=mean_a,
+        b=mean_b,
+        n_a=xa.size,
+        n_b=xb.size,
+        difference=diff,
+        low=float(ci.low),
+        high=float(ci.high),
+        p_value=float(result.pvalue),
+    )
+
+
+class Agreement(BaseModel):
+    claims: int
+    judges: int
+    krippendorff_alpha: float | None
+    fleiss_kappa: float | None
+    fleiss_claims: int
+    not_unanimous: int
+
+    @property
+    def not_unanimous_share(self) -> float | None:
+        return self.not_unanimous / self.claims if self.claims else None
+
+
+LABELS = ("SUPPORTED", "CONTRADICTED", "NOT_IN_KEY")
+
+
+def agreement(votes: Sequence[Sequence[str | None]], not_unanimous: int) -> Agreement:
+    """Agreement between verifiers; `votes[c][j]` is judge j's label on claim c (None = abstained).
+
+    Krippendorff's alpha (nominal) uses every claim, abstentions as missing values. Fleiss' kappa
+    needs a full panel, so it uses only the claims every judge labelled.
+    """
+    judges = max((len(v) for v in votes), default=0)
+    code = {label: i for i, label in enumerate(LABELS)}
+    matrix = np.full((judges, len(votes)), np.nan)
+    for c, claim_votes in enumerate(votes):
+        for j, label in enumerate(claim_votes):
+            if label is not None:
+                matrix[j, c] = code[label]
+    alpha: float | None = None
+    observed = matrix[~np.isnan(matrix)]
+    pairable = (np.sum(~np.isnan(matrix), axis=0) >= 2).any() if votes else False
+    # With a single label in use, expected disagreement is zero and both statistics are undefined.
+    if pairable and np.unique(observed).size > 1:
+        alpha = float(krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal"))
+    complete = matrix[:, ~np.isnan(matrix).any(axis=0)].T.astype(int) if votes else np.empty((0, 0))
+    kappa: float | None = None
+    if complete.shape[0] > 0 and judges >= 2:
+        table, _ = aggregate_raters(complete, n_cat=len(LABELS))
+        value = float(fleiss_kappa(table, method="fleiss"))
+        kappa = None if math.isnan(value) else value
+    return Agreement(
+        claims=len(votes),
+        judges=judges,
+        krippendorff_alpha=alpha,
+        fleiss_kappa=kappa,
+        fleiss_claims=int(complete.shape[0]),
+        not_unanimous=not_unanimous,
+    )

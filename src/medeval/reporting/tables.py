@@ -1,0 +1,275 @@
+"""The report's tables, computed in duckdb and written as CSV: trials, per scenario, SHIP table.
+
+Markdown and HTML render these same row objects, so the CSV files and the report always agree.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from medeval.reporting.baseline import (
+    MODE_LABELS,
+    MODES,
+    SHIP_CATEGORIES,
+    baseline_for,
+    group_sort_key,
+    load_baseline,
+)
+from medeval.reporting.load import Corpus
+from medeval.reporting.stats import Interval, cluster_bootstrap_mean, wilson
+
+POOLED = "ALL"
+SCORED_FILTER = "scored AND ship_category <> 'not_scored'"
+
+
+class ShipRow(BaseModel):
+    question_group: str
+    topic: str
+    source: str  # "ai" or "counselors"
+    target: str
+    n: int
+    counts: dict[str, int]
+    ac: Interval
+
+    def pct(self, category: str) -> float | None:
+        return self.counts[category] / self.n if self.n else None
+
+    def csv_row(self) -> dict[str, object]:
+        row: dict[str, object] = {
+            "question_group": self.question_group,
+            "topic": self.topic,
+            "source": self.source,
+            "target": self.target,
+            "n": self.n,
+        }
+        for category in SHIP_CATEGORIES:
+            row[category] = self.counts[category]
+        for category in SHIP_CATEGORIES:
+            share = self.pct(category)
+            row[f"{category}_pct"] = "" if share is None else round(100 * share, 1)
+        row["accurate_complete_ci_low_pct"] = _pct_cell(self.ac.low)
+        row["accurate_complete_ci_high_pct"] = _pct_cell(self.ac.high)
+        return row
+
+
+class ScenarioRow(BaseModel):
+    scenario_id: str
+    target: str
+    n: int
+    accuracy: Interval
+    completeness: Interval
+    safety_risk: float | None
+    needs_review: int
+
+    def csv_row(self) -> dict[str, object]:
+        return {
+            "scenario_id": self.scenario_id,
+            "target": self.target,
+            "n": self.n,
+            "accuracy_mean": _num(self.accuracy.estimate),
+            "accuracy_ci_low": _num(self.accuracy.low),
+            "accuracy_ci_high": _num(self.accuracy.high),
+            "accuracy_n": self.accuracy.n,
+            "completeness_mean": _num(self.completeness.estimate),
+            "completeness_ci_low": _num(self.completeness.low),
+            "completeness_ci_high": _num(self.completeness.high),
+            "completeness_n": self.completeness.n,
+            "safety_risk_mean": _num(self.safety_risk),
+            "needs_review": self.needs_review,
+        }
+
+
+class TargetRow(BaseModel):
+    target: str
+    served_models: list[str]
+    trials: int
+    accuracy: Interval
+    completeness: Interval
+    safety_risk: float | None
+    ship_counts: dict[str, int]
+    ac: Interval
+    needs_review: int
+    unscored_items: int
+
+
+def _num(value: float | None) -> object:
+    return "" if value is None else round(value, 4)
+
+
+def _pct_cell(value: float | None) -> object:
+    return "" if value is None else round(100 * value, 1)
+
+
+def write_csv(path: Path, rows: Sequence[dict[str, object]], header: Sequence[str] | None = None) -> None:
+    fields = list(header or (rows[0].keys() if rows else []))
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+# trials.csv ----------------------------------------------------------------------------------------
+TRIAL_CSV_SQL = (
+    "SELECT run_id, trial_id, target, served_model, scenario_id, scenario_version, epoch, question_group, "
+    "scored, round(accuracy, 4) AS accuracy, round(completeness, 4) AS completeness, "
+    "round(safety_risk, 4) AS safety_risk, round(calibration, 4) AS calibration, ship_category, "
+    "needs_review, status FROM trial_groups ORDER BY run_id, trial_id, question_group"
+)
+
+
+def write_trials_csv(corpus: Corpus, path: Path) -> None:
+    """Straight from duckdb to disk: no Python object per row, however many trials there are."""
+    target = str(path).replace("'", "''")
+    corpus.con.execute(f"COPY ({TRIAL_CSV_SQL}) TO '{target}' (HEADER, DELIMITER ',')")
+
+
+# per_scenario.csv ----------------------------------------------------------------------------------
+def scenario_rows(corpus: Corpus, seed: int) -> list[ScenarioRow]:
+    """Trial-level scores per scenario and target. Within one scenario the trials (epochs) are the
+    independent units, so the bootstrap resamples trials there."""
+    rows = corpus.query(
+        "SELECT scenario_id, target.spec, count(*), list(final_scores.accuracy ORDER BY trial_id), "
+        "list(final_scores.completeness ORDER BY trial_id), list(trial_id ORDER BY trial_id), "
+        "avg(final_scores.safety_risk), count(*) FILTER (WHERE flags.needs_manual_review) "
+        "FROM trials GROUP BY ALL ORDER BY 1, 2"
+    )
+    out = []
+    for scenario_id, target, n, accuracy, completeness, trial_ids, safety, review in rows:
+        out.append(
+            ScenarioRow(
+                scenario_id=scenario_id,
+                target=target,
+                n=n,
+                accuracy=cluster_bootstrap_mean(accuracy, trial_ids, seed=seed),
+                completeness=cluster_bootstrap_mean(completeness, trial_ids, seed=seed),
+                safety_risk=safety,
+                needs_review=review,
+            )
+        )
+    return out
+
+
+# Per-target summary ---------------------------------------------------------------------------------
+def target_rows(corpus: Corpus, seed: int) -> list[TargetRow]:
+    """Across scenarios the scenario is the cluster: trials of one scenario are not independent."""
+    rows = corpus.query(
+        "SELECT target.spec, list_sort(list_distinct(flatten(list(target.served_models)))), count(*), "
+        "list(final_scores.accuracy ORDER BY trial_id), list(final_scores.completeness ORDER BY trial_id), "
+        "list(scenario_id ORDER BY trial_id), avg(final_scores.safety_risk), "
+        "count(*) FILTER (WHERE flags.needs_manual_review), sum(len(unscored)), min(trial_id) "
+        "FROM trials GROUP BY 1 ORDER BY min(trial_id)"
+    )
+    ship = _ship_counts(corpus, by_group=False)
+    out = []
+    for spec, served, n, accuracy, completeness, scenarios, safety, review, unscored, _ in rows:
+        counts = ship.get(("", spec), dict.fromkeys(SHIP_CATEGORIES, 0))
+        scored = sum(counts.values())
+        out.append(
+            TargetRow(
+                target=spec,
+                served_models=list(served),
+                trials=n,
+                accuracy=cluster_bootstrap_mean(accuracy, scenarios, seed=seed),
+                completeness=cluster_bootstrap_mean(completeness, scenarios, seed=seed),
+                safety_risk=safety,
+                ship_counts=counts,
+                ac=wilson(counts["accurate_complete"], scored),
+                needs_review=review,
+                unscored_items=int(unscored or 0),
+            )
+        )
+    return out
+
+
+def target_order(corpus: Corpus) -> list[str]:
+    return [
+        row[0] for row in corpus.query("SELECT target.spec FROM trials GROUP BY 1 ORDER BY min(trial_id)")
+    ]
+
+
+def _ship_counts(corpus: Corpus, *, by_group: bool) -> dict[tuple[str, str], dict[str, int]]:
+    group = "question_group" if by_group else "''"
+    rows = corpus.query(
+        f"SELECT {group}, target, ship_category, count(*) FROM trial_groups "
+        f"WHERE {SCORED_FILTER} GROUP BY ALL"
+    )
+    out: dict[tuple[str, str], dict[str, int]] = {}
+    for question_group, target, category, count in rows:
+        out.setdefault((question_group, target), dict.fromkeys(SHIP_CATEGORIES, 0))[category] = count
+    return out
+
+
+# ship_table.csv -------------------------------------------------------------------------------------
+def _row(question_group: str, topic: str, source: str, target: str, counts: dict[str, int]) -> ShipRow:
+    n = sum(counts.values())
+    return ShipRow(
+        question_group=question_group,
+        topic=topic,
+        source=source,
+        target=target,
+        n=n,
+        counts=counts,
+        ac=wilson(counts["accurate_complete"], n),
+    )
+
+
+def question_groups(corpus: Corpus) -> list[str]:
+    found = [
+        row[0]
+        for row in corpus.query(f"SELECT DISTINCT question_group FROM trial_groups WHERE {SCORED_FILTER}")
+    ]
+    return sorted(found, key=group_sort_key)
+
+
+def ship_rows(corpus: Corpus) -> list[ShipRow]:
+    """Per question group: each AI target, then the counselors (phone, face to face, combined) where
+    the study scored that group. Last, the pooled rows: each target over every group it answered, and
+    the counselors over all 19 scored groups of the study (the published pooled rates)."""
+    counts = _ship_counts(corpus, by_group=True)
+    targets = target_order(corpus)
+    rows: list[ShipRow] = []
+    for group in question_groups(corpus):
+        human = {row.mode: row for row in baseline_for(group)}
+        topic = next(iter(human.values())).topic if human else ""
+        for target in targets:
+            if (group, target) in counts:
+                rows.append(_row(group, topic, "ai", target, counts[(group, target)]))
+        for mode in MODES:
+            if mode in human:
+                rows.append(_row(group, topic, "counselors", MODE_LABELS[mode], dict(human[mode].counts)))
+    pooled = _ship_counts(corpus, by_group=False)
+    for target in targets:
+        if ("", target) in pooled:
+            rows.append(_row(POOLED, "All question groups", "ai", target, pooled[("", target)]))
+    for mode in MODES:
+        total = dict.fromkeys(SHIP_CATEGORIES, 0)
+        for row in load_baseline():
+            if row.mode == mode:
+                for category in SHIP_CATEGORIES:
+                    total[category] += row.counts[category]
+        rows.append(_row(POOLED, "All question groups", "counselors", MODE_LABELS[mode], total))
+    return rows
+
+
+# Distributions ---------------------------------------------------------------------------------------
+def distributions(corpus: Corpus) -> dict[str, dict[str, list[int]]]:
+    """Trials per score band, per target: [0, .25), [.25, .5), [.5, .75), [.75, 1), exactly 1."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for target in target_order(corpus):
+        out[target] = {}
+        for metric in ("accuracy", "completeness"):
+            column = f"final_scores.{metric}"
+            row = corpus.query(
+                f"SELECT count(*) FILTER ({column} < 0.25), "
+                f"count(*) FILTER ({column} >= 0.25 AND {column} < 0.5), "
+                f"count(*) FILTER ({column} >= 0.5 AND {column} < 0.75), "
+                f"count(*) FILTER ({column} >= 0.75 AND {column} < 1), count(*) FILTER ({column} >= 1) "
+                "FROM trials WHERE target.spec = ?",
+                [target],
+            )[0]
+            out[target][metric] = [int(v) for v in row]
+    return out
