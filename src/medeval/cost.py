@@ -4,6 +4,7 @@ per role and target, and the estimate `--max-cost` checks before a run starts.""
 from __future__ import annotations
 
 import json
+import os
 from collections import defaultdict
 from importlib.resources import files
 from pathlib import Path
@@ -19,6 +20,7 @@ from medeval.adapters.registry import parse_spec
 TYPICAL_INPUT_TOKENS = 2000
 TYPICAL_OUTPUT_TOKENS = 500
 NOT_A_MODEL = frozenset({"rules"})
+PRICES_ENV = "MEDEVAL_PRICES"
 
 
 class Price(BaseModel):
@@ -59,6 +61,8 @@ class PriceTable(BaseModel):
 
 
 def load_prices(path: Path | None = None) -> PriceTable:
+    """The bundled table, or your own (negotiated prices, new models) via $MEDEVAL_PRICES."""
+    path = path or (Path(os.environ[PRICES_ENV]) if os.environ.get(PRICES_ENV) else None)
     text = (
         path.read_text(encoding="utf-8")
         if path

@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from medeval import __version__
+from medeval.adapters.base import ModelAPI
 from medeval.adapters.registry import parse_spec
+from medeval.adapters.retry import Sleeper, real_sleep
 from medeval.cache import ResponseCache, default_cache_dir
 from medeval.config import DEFAULT_JUDGE, RunConfig
 from medeval.cost import CostMeter, PriceTable, cost_totals, estimate_cost, load_prices
@@ -212,12 +214,21 @@ def check_budget(config: RunConfig, plans: list[TrialPlan], spent: float, prices
         )
 
 
-def build_gateway(config: RunConfig, sink: CallSink | None = None) -> Gateway:
+def build_gateway(
+    config: RunConfig,
+    sink: CallSink | None = None,
+    *,
+    adapters: dict[str, ModelAPI] | None = None,
+    sleep: Sleeper = real_sleep,
+) -> Gateway:
+    """The gateway a run uses: cache, limits and cost meter from the configuration."""
     return Gateway(
         sink,
+        adapters=adapters,
+        sleep=sleep,
         seed=config.seed,
         cache=ResponseCache(config.cache_dir or default_cache_dir(), config.cache),
-        limits=Limits(config.max_concurrency, config.provider_concurrency),
+        limits=Limits(config.max_concurrency, config.provider_concurrency, sleep=sleep),
         meter=CostMeter(load_prices()),
     )
 
