@@ -74,16 +74,20 @@ class ChainedJsonl:
     def append(self, record: dict[str, Any]) -> dict[str, Any]:
         chained = {**record, "prev_hash": self._last_hash}
         chained["hash"] = record_hash(chained)
-        line = canonical_json(chained)
-        with self.path.open("a", encoding="utf-8") as handle:
-            if self._needs_newline:
-                # Leave a torn line as it is and start afresh on the next line.
-                handle.write("\n")
-                self._needs_newline = False
-            handle.write(line + "\n")
-            handle.flush()
+        # Leave a torn line as it is and start afresh on the next line.
+        data = ("\n" if self._needs_newline else "") + canonical_json(chained) + "\n"
+        # One write(2) of the whole line on an O_APPEND descriptor: a kill cannot land between two
+        # halves of a record, as it can between the chunks of a buffered text file.
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            view = memoryview(data.encode("utf-8"))
+            while view:
+                view = view[os.write(fd, view) :]
             if self._fsync:
-                os.fsync(handle.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        self._needs_newline = False
         self._last_hash = chained["hash"]
         self._count += 1
         return chained
