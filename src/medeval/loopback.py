@@ -472,6 +472,10 @@ class LoopbackServer:
                     break
         except (ConnectionError, asyncio.IncompleteReadError, ValueError):
             pass
+        except asyncio.CancelledError:
+            # Shutdown with a client still connected: end quietly (a cancelled connection
+            # task makes asyncio log a spurious traceback).
+            pass
         finally:
             writer.close()
 

@@ -16,6 +16,7 @@ _PROVIDERS: dict[str, str] = {
     "fake": "medeval.adapters.fake:create",
     "openai": "medeval.adapters.openai_api:create",
     "openai-compatible": "medeval.adapters.openai_api:create_compatible",
+    "anthropic": "medeval.adapters.anthropic_api:create",
 }
 
 
