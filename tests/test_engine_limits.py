@@ -1,0 +1,87 @@
+"""Adaptive per-provider concurrency: halve on 429, pause for Retry-After (capped), creep back up."""
+
+from __future__ import annotations
+
+import asyncio
+
+from medeval.limits import AdaptiveLimit, Limits
+
+
+class Clock:
+    """A clock the fake sleeper advances: the limiter's waits take no real time."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def test_throttle_halves_down_to_one_and_successes_raise_back_to_the_ceiling() -> None:
+    async def scenario() -> list[int]:
+        limit = AdaptiveLimit(8, raise_after=2)
+        seen = []
+        for _ in range(4):
+            await limit.acquire()
+            await limit.release(throttled=True)
+            seen.append(limit.limit)
+        for _ in range(20):
+            await limit.acquire()
+            await limit.release()
+        seen.append(limit.limit)
+        return seen
+
+    assert asyncio.run(scenario()) == [4, 2, 1, 1, 8]
+
+
+def test_retry_after_pauses_new_calls_up_to_the_cap() -> None:
+    clock = Clock()
+
+    async def scenario() -> None:
+        limit = AdaptiveLimit(4, pause_cap=30.0, sleep=clock.sleep, clock=clock)
+        await limit.acquire()
+        await limit.release(throttled=True, retry_after=5.0)
+        await limit.acquire()  # waits out the 5 s the server asked for
+        await limit.release(throttled=True, retry_after=3600.0)
+        await limit.acquire()  # but never more than the cap
+
+    asyncio.run(scenario())
+    assert clock.slept == [5.0, 30.0]
+
+
+def test_calls_in_flight_never_exceed_the_provider_or_global_limit() -> None:
+    async def scenario() -> tuple[int, int]:
+        limits = Limits(5, {"slow": 2})
+        in_flight = {"slow": 0, "fast": 0}
+        peak = {"slow": 0, "fast": 0}
+
+        async def call(provider: str) -> None:
+            async with limits.slot(provider):
+                in_flight[provider] += 1
+                peak[provider] = max(peak[provider], in_flight[provider])
+                await asyncio.sleep(0)
+                in_flight[provider] -= 1
+
+        await asyncio.gather(*(call(p) for p in ["slow", "fast"] * 20))
+        return peak["slow"], peak["fast"]
+
+    slow, fast = asyncio.run(scenario())
+    assert slow == 2
+    assert fast <= 5
+
+
+def test_a_throttled_slot_lowers_that_provider_only() -> None:
+    async def scenario() -> tuple[int, int]:
+        limits = Limits(8)
+        async with limits.slot("a") as outcome:
+            outcome.throttle(None)
+        async with limits.slot("b"):
+            pass
+        return limits.for_provider("a").limit, limits.for_provider("b").limit
+
+    assert asyncio.run(scenario()) == (4, 8)
