@@ -434,12 +434,15 @@ class LoopbackServer:
             return index, None
 
     def _redact(self, headers: dict[str, str]) -> tuple[dict[str, str], str | None]:
+        """Drop secrets from the record; note which header carried the expected key."""
         redacted: dict[str, str] = {}
         key_header = None
         for name, value in headers.items():
-            if self.api_key and self.api_key in value:
+            carries_key = bool(self.api_key) and value in (self.api_key, f"Bearer {self.api_key}")
+            if carries_key and key_header is None:
                 key_header = name
-            if name in SECRET_HEADERS or (self.api_key and self.api_key in value):
+            leaked = bool(self.api_key) and len(self.api_key or "") >= 8 and (self.api_key or "") in value
+            if name in SECRET_HEADERS or carries_key or leaked:
                 scheme = value.split(" ", 1)[0] + " " if name == "authorization" and " " in value else ""
                 redacted[name] = scheme + REDACTED
             else:

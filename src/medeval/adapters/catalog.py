@@ -56,7 +56,8 @@ class ModelEntry(_Data):
     aliases: tuple[str, ...] = ()
     deprecated_on: date | None = None
     retires_on: date | None = None
-    date_is_approximate: bool = False
+    #: Wording for a date the sources only give approximately; `retires_on` is then its latest day.
+    date_text: str | None = None
     successors: tuple[str, ...] = ()
     note: str = ""
 
@@ -71,7 +72,7 @@ class ModelEntry(_Data):
         return "active"
 
     def retirement_text(self) -> str:
-        return f"{'about ' if self.date_is_approximate else ''}{self.retires_on}"
+        return self.date_text or f"on {self.retires_on}"
 
 
 class Catalog(_Data):
@@ -143,12 +144,12 @@ def check_lifecycle(provider: str, model: str, today: date | None = None) -> Mod
     successors = " or ".join(entry.successors) or "a current model"
     if status == "retired":
         raise ConfigError(
-            f"{provider}:{model} ({entry.api_id}) was retired on {entry.retirement_text()}; "
+            f"{provider}:{model} ({entry.api_id}) was retired {entry.retirement_text()}; "
             f"use {provider}:{successors.replace(' or ', f' or {provider}:')} instead"
         )
     if status == "deprecated":
         warnings.warn(
-            f"{provider}:{model} is deprecated and stops working on {entry.retirement_text()}; "
+            f"{provider}:{model} is deprecated and stops working {entry.retirement_text()}; "
             f"plan to move to {successors}",
             ModelDeprecationWarning,
             stacklevel=2,

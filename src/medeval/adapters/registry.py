@@ -17,6 +17,7 @@ _PROVIDERS: dict[str, str] = {
     "openai": "medeval.adapters.openai_api:create",
     "openai-compatible": "medeval.adapters.openai_api:create_compatible",
     "anthropic": "medeval.adapters.anthropic_api:create",
+    "google": "medeval.adapters.google_api:create",
 }
 
 
