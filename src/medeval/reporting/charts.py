@@ -69,7 +69,10 @@ def distribution_chart(corpus: Corpus, path: Path) -> None:
         present = [(t, s) for t, s in zip(targets, series, strict=True) if s]
         if present:
             ax.boxplot(
-                [s for _, s in present], vert=False, tick_labels=[t for t, _ in present], whis=(0, 100)
+                [s for _, s in present],
+                orientation="horizontal",
+                tick_labels=[t for t, _ in present],
+                whis=(0, 100),
             )
             for row, (_, values) in enumerate(present, start=1):
                 ax.scatter(values, [row] * len(values), s=10, alpha=0.4, color="#1565c0", zorder=3)

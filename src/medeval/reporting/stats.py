@@ -178,11 +178,14 @@ def proportion_difference(successes_a: int, n_a: int, successes_b: int, n_b: int
             p_value=None,
         )
     rate_a, rate_b = successes_a / n_a, successes_b / n_b
-    low, high = confint_proportions_2indep(successes_b, n_b, successes_a, n_a, method="newcomb")
-    if successes_a + successes_b in (0, n_a + n_b):
-        p_value = 1.0  # both samples all-or-nothing alike: the score test is undefined, and no change
-    else:
-        p_value = float(test_proportions_2indep(successes_b, n_b, successes_a, n_a, method="score").pvalue)
+    # statsmodels also computes a ratio and an odds ratio, which divide by zero at rates of 0 or 1.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low, high = confint_proportions_2indep(successes_b, n_b, successes_a, n_a, method="newcomb")
+        if successes_a + successes_b in (0, n_a + n_b):
+            p_value = 1.0  # both samples all-or-nothing alike: the score test is undefined, and no change
+        else:
+            test = test_proportions_2indep(successes_b, n_b, successes_a, n_a, method="score")
+            p_value = float(test.pvalue)
     return Difference(
         a=rate_a,
         b=rate_b,
@@ -272,7 +275,8 @@ def agreement(votes: Sequence[Sequence[str | None]], not_unanimous: int) -> Agre
     kappa: float | None = None
     if complete.shape[0] > 0 and judges >= 2:
         table, _ = aggregate_raters(complete, n_cat=len(LABELS))
-        value = float(fleiss_kappa(table, method="fleiss"))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = float(fleiss_kappa(table, method="fleiss"))
         kappa = None if math.isnan(value) else value
     return Agreement(
         claims=len(votes),

@@ -1,0 +1,56 @@
+"""The `report` and `compare` commands, kept out of cli.py so that file stays a thin list of commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from medeval.reporting.build import DEFAULT_HTML_TRIALS, build_report
+from medeval.reporting.compare import compare_runs, print_comparison, write_comparison
+
+out = Console()
+
+
+def report_command(
+    run_dirs: Annotated[list[Path], typer.Argument(help="One or more run directories")],
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Report directory (default: RUN_DIR/report of the first run)")
+    ] = None,
+    html_trials: Annotated[
+        int, typer.Option(min=0, help="Transcripts to include in report.html (every trial is in trials.csv)")
+    ] = DEFAULT_HTML_TRIALS,
+) -> None:
+    """Write trials.csv, per_scenario.csv, ship_table.csv, charts, report.md and report.html."""
+    paths = build_report(run_dirs, out_dir, html_trials)
+    print_report_paths(paths.markdown, paths.html, out)
+
+
+def print_report_paths(markdown: Path, html: Path, console: Console) -> None:
+    console.print(f"report: {markdown}", highlight=False, soft_wrap=True)
+    console.print(f"report: {html}", highlight=False, soft_wrap=True)
+
+
+def compare_command(
+    run_a: Annotated[Path, typer.Argument(help="The earlier (or reference) run directory")],
+    run_b: Annotated[Path, typer.Argument(help="The later (or other model's) run directory")],
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="Where compare.md and compare.csv go (default: RUN_B/compare)"),
+    ] = None,
+) -> None:
+    """Per question group and scenario in both runs: the change in each score and category rate,
+    with its 95% CI; significant changes and snapshot changes flagged."""
+    comparison = compare_runs(run_a, run_b)
+    print_comparison(comparison, out)
+    markdown, csv_path = write_comparison(comparison, out_dir or run_b / "compare")
+    out.print(f"compare: {markdown}", highlight=False, soft_wrap=True)
+    out.print(f"compare: {csv_path}", highlight=False, soft_wrap=True)
+
+
+def report_after_demo(run_dir: Path, console: Console) -> None:
+    """The demo ends with the report of its own run."""
+    paths = build_report([run_dir])
+    print_report_paths(paths.markdown, paths.html, console)
