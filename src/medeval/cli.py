@@ -17,6 +17,7 @@ from medeval.config import DEFAULT_JUDGE, RunConfig
 from medeval.errors import UserError
 from medeval.orchestrator import RunResult, resume_config, run
 from medeval.progress import choose_progress
+from medeval.reporting.commands import compare_command, report_after_demo, report_command
 from medeval.scenarios import bundled_scenarios_dir, expand_paths, scenario_problems
 from medeval.summary import SHIP_LABELS, SHIP_ORDER, summarise
 
@@ -204,7 +205,13 @@ def demo(
         out=out_dir,
     )
     err.print(RESEARCH_NOTICE, style="dim")
-    print_summary(run(config))
+    result = run(config)
+    print_summary(result)
+    report_after_demo(result.store.directory, out)
+
+
+app.command("report")(report_command)
+app.command("compare")(compare_command)
 
 
 @app.command()
