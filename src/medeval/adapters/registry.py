@@ -18,6 +18,7 @@ _PROVIDERS: dict[str, str] = {
     "openai-compatible": "medeval.adapters.openai_api:create_compatible",
     "anthropic": "medeval.adapters.anthropic_api:create",
     "google": "medeval.adapters.google_api:create",
+    "xai": "medeval.adapters.xai_api:create",
 }
 
 
