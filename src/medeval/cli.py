@@ -15,6 +15,7 @@ from rich.table import Table
 from medeval import __version__, engine_cli
 from medeval.config import DEFAULT_JUDGE, RunConfig
 from medeval.errors import UserError
+from medeval.models_cli import models_command
 from medeval.orchestrator import RunResult, resume_config, run
 from medeval.progress import choose_progress
 from medeval.reporting.commands import compare_command, report_after_demo, report_command
@@ -212,6 +213,7 @@ def demo(
 
 app.command("report")(report_command)
 app.command("compare")(compare_command)
+app.command("models")(models_command)
 
 
 @app.command()

@@ -109,8 +109,11 @@ def check_roles(config: RunConfig) -> None:
 
 
 def _model_identity(spec: str) -> tuple[str, str]:
-    provider, model = parse_spec(spec)
-    return provider, model.lower()
+    """Aliases and dated snapshots fold to one id (claude-3.5-sonnet = claude-3-5-sonnet-20241022)."""
+    from medeval.adapters.catalog import canonical_model_id
+
+    provider, _ = parse_spec(spec)
+    return provider, canonical_model_id(spec)[1]
 
 
 def resolve_models(config: RunConfig, gateway: Gateway, scenarios: list[LoadedScenario]) -> None:
