@@ -15,11 +15,12 @@ from rich.table import Table
 from medeval import __version__, engine_cli
 from medeval.config import DEFAULT_JUDGE, RunConfig
 from medeval.errors import UserError
+from medeval.lint import lint_paths
 from medeval.models_cli import models_command
 from medeval.orchestrator import RunResult, resume_config, run
 from medeval.progress import choose_progress
 from medeval.reporting.commands import compare_command, report_after_demo, report_command
-from medeval.scenarios import bundled_scenarios_dir, expand_paths, scenario_problems
+from medeval.scenarios import bundled_scenarios_dir, expand_paths
 from medeval.summary import SHIP_LABELS, SHIP_ORDER, summarise
 
 RESEARCH_NOTICE = (
@@ -224,14 +225,14 @@ def validate(
     files = expand_paths(paths or [bundled_scenarios_dir()])
     if not files:
         raise UserError("no scenario files found; pass a file or a directory of *.json scenarios")
-    problems: list[str] = []
-    for path in files:
-        problems.extend(scenario_problems(path)[1])
-    for line in problems:
-        error_line(line)
-    if problems:
+    findings = lint_paths(files)
+    for finding in findings:
+        print(finding.line(), file=sys.stderr, flush=True)
+    errors = sum(finding.level == "error" for finding in findings)
+    warnings = len(findings) - errors
+    if errors:
         raise typer.Exit(2)
-    out.print(f"{len(files)} scenario file(s) valid")
+    out.print(f"{len(files)} scenario file(s) valid, {warnings} warning(s)")
 
 
 @app.command()
