@@ -377,3 +377,14 @@ def test_demo_ends_with_its_report(tmp_path: Path) -> None:
     paths = [Path(p) for p in re.findall(r"^report: (\S+)$", done.stdout, flags=re.MULTILINE)]
     assert sorted(p.name for p in paths) == ["report.html", "report.md"], done.stdout
     assert all(p.is_file() for p in paths)
+
+
+def test_html_question_table_sets_counselors_beside_the_pooled_targets(tmp_path: Path) -> None:
+    paths = build_report([known_run(tmp_path)])
+    html = paths.html.read_text(encoding="utf-8")
+    assert "Script: medicare only" in html
+    # QG1: the targets pooled give 2 of 8 accurate & complete; the counselors 105 of 184 (57.1%).
+    assert f"{25 - 100 * 105 / 184:+.1f}" == "-32.1"
+    assert "-32.1 pp" in html
+    assert "57% <span" in html and "n=184" in html and "n=8</span>" in html
+    assert html.count('<tr class="model-row" data-target="fake:a"') == 3  # QG1, QG9, QG12

@@ -129,22 +129,20 @@ def _missed_points(corpus: Corpus) -> list[FactRef]:
 
 def _contradicted(corpus: Corpus) -> list[FactRef]:
     rows = corpus.query(
-        "SELECT t.scenario_id, e, count(*) FROM trials t, unnest(t.final_claims) AS u(fc), "
-        "unnest(fc.evidence) AS v(e) WHERE fc.label = 'CONTRADICTED' "
-        f"GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT {TOP}"
+        "SELECT scenario_id, e, count(*) FROM final_claims, unnest(evidence) AS v(e) "
+        f"WHERE label = 'CONTRADICTED' GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT {TOP}"
     )
     return [fact_ref(corpus, s, f, c) for s, f, c in rows]
 
 
 def _exemplars(corpus: Corpus) -> list[Exemplar]:
     """The most severe contradicted claims, one per (scenario, first cited fact), worst first."""
+    rank = _SEVERITY_RANK
     rows = corpus.query(
         "SELECT trial_id, target, scenario_id, claim_id, turn_id, evidence, severity FROM ("
-        "SELECT t.trial_id, t.target.spec AS target, t.scenario_id, fc.claim_id, fc.turn_id, fc.evidence, "
-        "fc.severity, row_number() OVER (PARTITION BY t.scenario_id, fc.evidence[1] ORDER BY "
-        f"{_SEVERITY_RANK.replace('severity', 'fc.severity')} DESC, t.trial_id, fc.claim_id) AS pick, "
-        f"{_SEVERITY_RANK.replace('severity', 'fc.severity')} AS rank "
-        "FROM trials t, unnest(t.final_claims) AS u(fc) WHERE fc.label = 'CONTRADICTED') "
+        "SELECT *, row_number() OVER (PARTITION BY scenario_id, evidence[1] "
+        f"ORDER BY {rank} DESC, trial_id, claim_id) AS pick, {rank} AS rank "
+        "FROM final_claims WHERE label = 'CONTRADICTED') "
         f"WHERE pick = 1 ORDER BY rank DESC, trial_id, claim_id LIMIT {EXEMPLARS}"
     )
     texts = corpus.texts(sorted({r[0] for r in rows}))
@@ -176,25 +174,15 @@ def _turn_text(conversation: list[dict[str, Any]], role: str, turn_id: str) -> s
     return next((t["text"] for t in conversation if t["role"] == role and t["turn_id"] == turn_id), None)
 
 
-def _votes(corpus: Corpus, where: str = "TRUE") -> tuple[list[list[str | None]], int]:
-    rows = corpus.query(
-        "SELECT list(v.label ORDER BY v.judge_index), any_value(fc.unanimous) "
-        "FROM (SELECT t.trial_id, fc FROM trials t, unnest(t.final_claims) AS u(fc)) AS x, "
-        f"unnest(x.fc.votes) AS w(v) WHERE {where} GROUP BY x.trial_id, x.fc.claim_id"
-    )
-    votes = [list(r[0]) for r in rows]
-    return votes, sum(not r[1] for r in rows)
+def _votes(corpus: Corpus) -> tuple[list[list[str | None]], int]:
+    rows = corpus.query("SELECT labels, unanimous FROM final_claims")
+    return [list(r[0]) for r in rows], sum(not r[1] for r in rows)
 
 
 def _per_group_agreement(corpus: Corpus) -> list[GroupAgreement]:
     rows = corpus.query(
-        "WITH claim_groups AS (SELECT t.trial_id, g.question_group, tid AS turn_id FROM trials t, "
-        "unnest(t.groups) AS u(g), unnest(g.turn_ids) AS w(tid)), "
-        "claim_votes AS (SELECT t.trial_id, fc.claim_id, fc.turn_id, fc.unanimous, "
-        "list(v.label ORDER BY v.judge_index) AS labels FROM trials t, unnest(t.final_claims) AS u(fc), "
-        "unnest(fc.votes) AS w(v) GROUP BY ALL) "
-        "SELECT cg.question_group, list(cv.labels), count(*) FILTER (WHERE NOT cv.unanimous) "
-        "FROM claim_votes cv JOIN claim_groups cg USING (trial_id, turn_id) GROUP BY 1"
+        "SELECT tg.question_group, list(fc.labels), count(*) FILTER (WHERE NOT fc.unanimous) "
+        "FROM final_claims fc JOIN turn_groups tg USING (trial_id, turn_id) GROUP BY 1"
     )
     out = [
         GroupAgreement(question_group=g, agreement=agreement([list(x) for x in v], int(n)))

@@ -21,7 +21,7 @@ from medeval.reporting.charts import CATEGORY_COLOURS, CATEGORY_LABELS
 from medeval.reporting.findings import fact_ref
 from medeval.reporting.load import Corpus
 from medeval.reporting.model import ReportData, ReportPaths
-from medeval.reporting.tables import POOLED
+from medeval.reporting.tables import POOLED, SCORED_FILTER, target_order
 from medeval.schemas import FinalClaim, TrialRecord
 
 # Worst verdict wins where two claims' quotes overlap.
@@ -136,33 +136,38 @@ def trial_view(corpus: Corpus, record: TrialRecord, index: int) -> dict[str, Any
     }
 
 
-def question_rows(data: ReportData, corpus: Corpus) -> dict[str, list[QuestionRow]]:
+def _script_of(group: str, scenario_id: str, corpus: Corpus) -> str:
+    human = baseline_for(group)
+    if human and human[0].persona in ("medicare_only", "dual_eligible"):
+        return human[0].persona
+    # QG1 is in both study scripts, and other groups belong to their scenario's script.
+    scenario = corpus.scenario(scenario_id)
+    return scenario.script if scenario and scenario.script else "other"
+
+
+def question_rows(corpus: Corpus) -> dict[str, list[QuestionRow]]:
     """Per script, one row per question group in script order: counselors (combined) beside the AI
-    targets pooled, per category, with the model rows underneath."""
-    scripts: dict[str, set[str]] = {}
-    questions: dict[str, str] = {}
-    for group, scenario_id in corpus.query("SELECT DISTINCT question_group, scenario_id FROM trial_groups"):
-        human = baseline_for(group)
+    targets pooled over the scenarios of that script, per category, with the model rows underneath."""
+    counts: dict[str, dict[str, dict[str, dict[str, int]]]] = {}
+    questions: dict[tuple[str, str], str] = {}
+    for scenario_id, group, target, category, count in corpus.query(
+        "SELECT scenario_id, question_group, target, ship_category, count(*) FROM trial_groups "
+        f"WHERE {SCORED_FILTER} GROUP BY ALL"
+    ):
+        script = _script_of(group, scenario_id, corpus)
+        by_target = counts.setdefault(script, {}).setdefault(group, {})
+        by_target.setdefault(target, dict.fromkeys(SHIP_CATEGORIES, 0))[category] += count
         scenario = corpus.scenario(scenario_id)
-        if human and human[0].persona in ("medicare_only", "dual_eligible"):
-            script = human[0].persona
-        else:  # QG1 is in both study scripts; other groups belong to their scenario's script
-            script = scenario.script if scenario and scenario.script else "other"
-        scripts.setdefault(script, set()).add(group)
-        if scenario is not None and group not in questions:
-            turns = scenario.groups().get(group, [])
-            questions[group] = " / ".join(t.text for t in turns)
-    ai = {
-        (r.question_group, r.target): r for r in data.ship if r.source == "ai" and r.question_group != POOLED
-    }
+        if scenario is not None and (script, group) not in questions:
+            questions[(script, group)] = " / ".join(t.text for t in scenario.groups().get(group, []))
+    order = target_order(corpus)
     out: dict[str, list[QuestionRow]] = {}
-    for script, groups in sorted(scripts.items()):
+    for script, groups in sorted(counts.items()):
         rows = []
-        for order, group in enumerate(sorted(groups, key=group_sort_key)):
-            modes = {row.mode: row for row in baseline_for(group)}
-            counselor = modes.get("combined")
-            models = [r for (g, _), r in ai.items() if g == group]
-            pooled = {c: sum(r.counts[c] for r in models) for c in SHIP_CATEGORIES}
+        for position, group in enumerate(sorted(groups, key=group_sort_key)):
+            counselor = {row.mode: row for row in baseline_for(group)}.get("combined")
+            models = sorted(groups[group].items(), key=lambda item: order.index(item[0]))
+            pooled = {c: sum(m[c] for _, m in models) for c in SHIP_CATEGORIES}
             ai_n = sum(pooled.values())
             cells = {
                 c: Bar(
@@ -176,28 +181,24 @@ def question_rows(data: ReportData, corpus: Corpus) -> dict[str, list[QuestionRo
                 for c in TABLE_CATEGORIES
             }
             ac = cells["accurate_complete"]
-            delta = (
-                ac.ai_pct - ac.counselor_pct
-                if ac.ai_pct is not None and ac.counselor_pct is not None
-                else None
-            )
+            delta = None
+            if ac.ai_pct is not None and ac.counselor_pct is not None:
+                delta = ac.ai_pct - ac.counselor_pct
+            model_rows = []
+            for target, categories in models:
+                n = sum(categories.values())
+                shares = {c: 100 * categories[c] / n if n else None for c in TABLE_CATEGORIES}
+                model_rows.append({"target": target, "n": n, "pct": shares})
             rows.append(
                 QuestionRow(
                     question_group=group,
-                    order=order,
+                    order=position,
                     topic=counselor.topic if counselor else "",
-                    question=questions.get(group, ""),
+                    question=questions.get((script, group), ""),
                     cells=cells,
                     delta_ac=delta,
                     counselor_ac=ac.counselor_pct,
-                    models=[
-                        {
-                            "target": r.target,
-                            "n": r.n,
-                            "pct": {c: 100 * r.counts[c] / r.n if r.n else None for c in TABLE_CATEGORIES},
-                        }
-                        for r in models
-                    ],
+                    models=model_rows,
                 )
             )
         out[script] = rows
@@ -224,7 +225,7 @@ def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials:
         data=data,
         trials=trials,
         shown=len(trials),
-        question_tables=question_rows(data, corpus),
+        question_tables=question_rows(corpus),
         categories=TABLE_CATEGORIES,
         all_categories=SHIP_CATEGORIES,
         labels=CATEGORY_LABELS,

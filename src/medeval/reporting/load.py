@@ -148,6 +148,7 @@ class Corpus:
 
     `trials`: one row per trial (typed columns above plus `run_dir`);
     `trial_groups`: one row per trial and question group;
+    `final_claims`: one row per adjudicated claim; `turn_groups`: each turn's question group;
     `calls`: one row per model call, from calls.jsonl where present.
     """
 
@@ -191,7 +192,7 @@ class Corpus:
         self.con.execute("CREATE TABLE trials AS SELECT * FROM raw WHERE trial_id IS NOT NULL")
         self.con.execute("DROP TABLE raw")
         self.con.execute(
-            "CREATE VIEW trial_groups AS SELECT t.run_dir, t.run_id, t.trial_id, t.scenario_id, "
+            "CREATE TABLE trial_groups AS SELECT t.run_dir, t.run_id, t.trial_id, t.scenario_id, "
             "t.scenario_version, t.scenario_sha256, t.epoch, t.target.spec AS target, "
             "array_to_string(t.target.served_models, ' ') AS served_model, t.status, "
             "t.flags.needs_manual_review AS needs_review, g.question_group, g.scored, g.ship_category, "
@@ -200,6 +201,20 @@ class Corpus:
             "g.scores.missing_required_points AS missing_required_points, "
             "g.scores.error_categories AS error_categories "
             "FROM trials t, unnest(t.groups) AS u(g)"
+        )
+        # One row per final claim, with the verifiers' labels in judge order (the struct sorts by
+        # judge_index, its first field), and the question group of each turn: agreement and failure
+        # queries then need no regrouping.
+        self.con.execute(
+            "CREATE TABLE final_claims AS SELECT t.trial_id, t.scenario_id, t.target.spec AS target, "
+            "fc.claim_id, fc.turn_id, fc.label, fc.evidence, fc.severity, fc.unanimous, "
+            "list_transform(list_sort(fc.votes), lambda v: v.label) AS labels "
+            "FROM trials t, unnest(t.final_claims) AS u(fc)"
+        )
+        self.con.execute(
+            "CREATE TABLE turn_groups AS SELECT DISTINCT trial_id, question_group, turn_id FROM "
+            "(SELECT t.trial_id, g.question_group, unnest(g.turn_ids) AS turn_id FROM trials t, "
+            "unnest(t.groups) AS u(g))"
         )
         return skipped
 

@@ -83,8 +83,11 @@ def cluster_bootstrap_mean(
         # One cluster gives no between-cluster variation to resample: report the mean alone.
         return Interval(estimate=estimate, low=None, high=None, n=len(pairs))
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, len(labels), size=(resamples, len(labels)))
-    means = sums[draws].sum(axis=1) / counts[draws].sum(axis=1)
+    draws = rng.integers(0, len(labels), size=(resamples, len(labels)), dtype=np.int32)
+    if np.all(counts == 1):  # one value per cluster: every resample has the same size
+        means = sums[draws].mean(axis=1)
+    else:
+        means = sums[draws].sum(axis=1) / counts[draws].sum(axis=1)
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])
     return Interval(estimate=estimate, low=float(low), high=float(high), n=len(pairs))
