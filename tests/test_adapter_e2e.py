@@ -182,3 +182,14 @@ def test_models_command_shows_key_presence_never_the_value(
     for name in ("gpt-4.1", "gpt-4.1-mini", "claude-3.5-sonnet", "claude-3-opus", "gemini-1.5-pro", "grok-2"):
         assert name in shown
     assert "claude-3-5-sonnet-20241022" in shown and "retired" in shown and "deprecated" in shown
+
+
+def test_keys_come_from_a_dotenv_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # conftest chdirs into tmp_path; cli.main loads ./.env without overriding the environment.
+    (tmp_path / ".env").write_text(f"XAI_API_KEY={KEYS['XAI_API_KEY']}\n")
+    monkeypatch.setenv("COLUMNS", "250")
+    assert medeval(monkeypatch, "models") == 0
+    shown = capsys.readouterr().out
+    assert "set (XAI_API_KEY)" in shown and KEYS["XAI_API_KEY"] not in shown

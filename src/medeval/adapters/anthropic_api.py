@@ -116,7 +116,7 @@ class AnthropicAdapter(ModelAPI):
             thinking = usage.output_tokens_details.thinking_tokens if usage.output_tokens_details else None
             return ChatResponse(
                 text=text,
-                requested_model=self.model,
+                requested_model=self.wire_model,  # the id actually asked for, aliases resolved
                 served_model=message.model,
                 fingerprint=None,  # Anthropic reports none
                 response_id=message.id,

@@ -151,7 +151,7 @@ class GoogleAdapter(ModelAPI):
             usage = response.usage_metadata
             return ChatResponse(
                 text=response.text or "",
-                requested_model=self.model,
+                requested_model=self.wire_model,  # the id actually asked for, aliases resolved
                 served_model=response.model_version,
                 fingerprint=None,  # Gemini reports none; model_version is the served snapshot
                 response_id=response.response_id,

@@ -128,7 +128,7 @@ class OpenAIAdapter(ModelAPI):
         except ValueError as error:
             raise malformed_error(self.spec, str(error), request_id) from error
         base = {
-            "requested_model": self.model,
+            "requested_model": self.wire_model,  # the id actually asked for, aliases resolved
             "request_id": request_id,
             "latency_ms": latency,
             "sampling_sent": sent,

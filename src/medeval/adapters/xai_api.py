@@ -139,7 +139,7 @@ class XAIAdapter(ModelAPI):
             usage = proto.usage
             return ChatResponse(
                 text=response.content,
-                requested_model=self.model,
+                requested_model=self.wire_model,  # the id actually asked for, aliases resolved
                 served_model=proto.model or None,
                 fingerprint=proto.system_fingerprint or None,
                 response_id=proto.id or None,
