@@ -42,6 +42,8 @@ from medeval.trial import TrialPlan, run_trial
 
 RECORDED_PACKAGES = ("pydantic", "openai", "anthropic", "google-genai", "xai-sdk", "httpx2", "grpcio")
 NOT_A_MODEL = {DEFAULT_JUDGE}
+#: Seconds between checkpoints while trials complete (and one always at the end).
+CHECKPOINT_INTERVAL = 1.0
 
 
 @dataclass
@@ -58,6 +60,11 @@ class RunResult:
     records: list[TrialRecord]
     #: "complete", "max_cost" (stopped launching at the budget; resumable) or "interrupted".
     outcome: str = "complete"
+
+    def __repr__(self) -> str:
+        # Short on purpose: asyncio formats the run's result on the way out of asyncio.run, and the
+        # default repr of thousands of trial records costs more than the run's own bookkeeping.
+        return f"RunResult({self.store.run_id!r}, {len(self.records)} records, {self.outcome!r})"
 
 
 def load_scenarios(paths: list[Path]) -> list[LoadedScenario]:
@@ -306,7 +313,7 @@ async def execute(
                 return
             record = await run_trial(plan, config, gateway, store.run_id, f"{store.run_id}-t{index:05d}")
             store.append_trial(record.model_dump(mode="json"))
-            store.write_checkpoint()
+            store.write_checkpoint(min_interval=CHECKPOINT_INTERVAL)
             records.append(record)
             progress.trial(record)
 

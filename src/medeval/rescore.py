@@ -11,6 +11,7 @@ from typing import Any
 from medeval.config import RunConfig
 from medeval.errors import ConfigError
 from medeval.orchestrator import (
+    CHECKPOINT_INTERVAL,
     NOT_A_MODEL,
     RunResult,
     build_gateway,
@@ -131,7 +132,7 @@ async def execute_rescore(
                     plan, config, store.run_id, trial_id, f"{type(error).__name__}: {error}", started
                 )
             store.append_trial(record.model_dump(mode="json"))
-            store.write_checkpoint()
+            store.write_checkpoint(min_interval=CHECKPOINT_INTERVAL)
             records.append(record)
             progress.trial(record)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import time
 import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -59,7 +60,7 @@ class ChainedJsonl:
 
     def __init__(self, path: Path, *, fsync: bool = False) -> None:
         self.path = path
-        # flush() alone survives a killed process; fsync also survives a power cut, at a cost per line.
+        # write(2) alone survives a killed process; fsync per line also survives a power cut, at a cost.
         self._fsync = fsync
         self._last_hash = GENESIS
         self._count = 0
@@ -73,9 +74,13 @@ class ChainedJsonl:
 
     def append(self, record: dict[str, Any]) -> dict[str, Any]:
         chained = {**record, "prev_hash": self._last_hash}
-        chained["hash"] = record_hash(chained)
+        body = canonical_json(chained)
+        chained["hash"] = sha256_text(body)
+        # The stored line is the canonical body with its hash added last: one serialisation, and
+        # record_hash() (which drops `hash` and re-canonicalises) gives the same digest on read.
+        line = f'{body[:-1]},"hash":"{chained["hash"]}"}}'
         # Leave a torn line as it is and start afresh on the next line.
-        data = ("\n" if self._needs_newline else "") + canonical_json(chained) + "\n"
+        data = ("\n" if self._needs_newline else "") + line + "\n"
         # One write(2) of the whole line on an O_APPEND descriptor: a kill cannot land between two
         # halves of a record, as it can between the chunks of a buffered text file.
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -91,6 +96,15 @@ class ChainedJsonl:
         self._last_hash = chained["hash"]
         self._count += 1
         return chained
+
+    def sync(self) -> None:
+        """fsync what has been appended, so it survives a power cut too."""
+        if self.path.exists():
+            fd = os.open(self.path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
     def head(self) -> dict[str, Any]:
         """How many records the chain holds and the hash of the last one."""
@@ -124,8 +138,11 @@ class RunStore:
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        self.results = ChainedJsonl(directory / RESULTS, fsync=True)
+        # Every line reaches the kernel at once (a killed process loses nothing); fsync, for a power
+        # cut, happens at each checkpoint, so the checkpoint never claims more than is on disk.
+        self.results = ChainedJsonl(directory / RESULTS)
         self.calls = ChainedJsonl(directory / CALLS)
+        self._last_checkpoint = 0.0
         # The manifest's hash is taken once, when it is written; a resumed run carries the recorded
         # one forward, so an edit made between sessions still shows as a mismatch in `verify`.
         checkpoint = self.read_json(CHECKPOINT)
@@ -158,8 +175,16 @@ class RunStore:
         self._write_json(MANIFEST, manifest)
         self._manifest_sha256 = sha256_file(self.directory / MANIFEST)
 
-    def write_checkpoint(self) -> None:
-        """Record both chains' heads and the manifest's hash (after every trial and at the end)."""
+    def write_checkpoint(self, *, min_interval: float = 0.0) -> None:
+        """Record both chains' heads and the manifest's hash. With `min_interval`, skip the write
+        if the last one is more recent (a run checkpoints after every trial, at most once a second,
+        and always at the end)."""
+        now = time.monotonic()
+        if min_interval and now - self._last_checkpoint < min_interval:
+            return
+        self._last_checkpoint = now
+        for chain in (self.results, self.calls):
+            chain.sync()
         self._write_json(
             CHECKPOINT,
             {

@@ -1,0 +1,160 @@
+"""Run-engine throughput against the loopback fake provider (a benchmark that prints figures; not a
+test).
+
+    .venv/bin/python benchmarks/throughput.py --trials 256 --latency 0.05 --concurrency 64
+
+It runs N trials of one scenario (N epochs) against `openai-compatible:` on a loopback server with
+a fixed latency per call, through the real openai SDK and the whole harness (gateway, limits,
+hash-chained calls.jsonl and results.jsonl, checkpoints), with the cache off. The server runs in its
+own process by default, so it does not compete with the harness for the GIL. It prints:
+
+- ideal time: calls x latency / concurrency (every slot busy all the time, zero overhead);
+- actual time and the ratio ideal / actual (1.0 is perfect);
+- harness overhead per trial: a second run at zero latency, wall time / trials;
+- peak memory of this process (ru_maxrss).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import medeval.adapters.openai_api  # noqa: F401 - imported once here, so no run times the SDK's import
+from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, Usage
+from medeval.adapters.registry import register_provider
+from medeval.cache import CacheMode
+from medeval.config import RunConfig
+from medeval.loopback import TARGET_ANSWER
+from medeval.orchestrator import build_gateway, execute
+from medeval.storage import CALLS, read_jsonl
+
+REPO = Path(__file__).resolve().parent.parent
+SCENARIO = REPO / "src" / "medeval" / "scenarios" / "v1" / "employer_coverage_followup.json"
+TARGET = "openai-compatible:bench-target"
+SLEEPING_TARGET = "sleep:bench-target"
+SERVER = """
+import sys, time
+from medeval.loopback import LoopbackServer
+with LoopbackServer(latency=float(sys.argv[1]), record_bodies=False) as server:
+    print(server.base_url, flush=True)
+    sys.stdin.read()  # serve until the benchmark closes our stdin
+"""
+
+
+@contextmanager
+def loopback(latency: float, in_process: bool) -> Iterator[str]:
+    if in_process:
+        from medeval.loopback import LoopbackServer
+
+        with LoopbackServer(latency=latency, record_bodies=False) as server:
+            yield server.base_url
+        return
+    process = subprocess.Popen(
+        [sys.executable, "-c", SERVER, str(latency)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        yield process.stdout.readline().strip()
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        process.wait(timeout=10)
+
+
+class SleepingTarget(ModelAPI):
+    """No HTTP and no SDK: waits `latency` and answers. Isolates the harness's own cost."""
+
+    provider = "sleep"
+
+    def __init__(self, model: str, latency: float = 0.0) -> None:
+        super().__init__(model)
+        self.latency = latency
+
+    async def generate(self, request: ChatRequest) -> ChatResponse:
+        await asyncio.sleep(self.latency)
+        return ChatResponse(
+            text=TARGET_ANSWER,
+            requested_model=self.model,
+            served_model=self.model,
+            usage=Usage(input_tokens=100, output_tokens=60),
+        )
+
+
+def create_sleeping(model: str) -> ModelAPI:
+    return SleepingTarget(model)
+
+
+def measure(
+    trials: int, latency: float, concurrency: int, judge: str, client: str, in_process: bool
+) -> tuple[float, int]:
+    """Wall seconds for `trials` trials, and the provider calls they made."""
+    with loopback(latency, in_process) as base_url, tempfile.TemporaryDirectory() as out:
+        os.environ["OPENAI_COMPATIBLE_BASE_URL"] = base_url
+        os.environ.setdefault("OPENAI_COMPATIBLE_API_KEY", "benchmark-dummy-key")
+        target = TARGET if client == "sdk" else SLEEPING_TARGET
+        config = RunConfig(
+            scenarios=[SCENARIO],
+            targets=[target],
+            judges=[judge],
+            epochs=trials,
+            max_concurrency=concurrency,
+            out=Path(out),
+            cache=CacheMode.OFF,
+        )
+        adapters: dict[str, ModelAPI] = (
+            {} if client == "sdk" else {SLEEPING_TARGET: SleepingTarget(SLEEPING_TARGET, latency)}
+        )
+        started = time.perf_counter()
+        result = asyncio.run(execute(config, build_gateway(config, adapters=adapters)))
+        elapsed = time.perf_counter() - started
+        calls = sum(1 for c in read_jsonl(result.store.directory / CALLS) if "response" in c)
+        assert len(result.records) == trials
+    return elapsed, calls
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--trials", type=int, default=256)
+    parser.add_argument("--latency", type=float, default=0.05, help="seconds per call at the server")
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--judge", default="rules", help="judge spec (default: rules, no judge calls)")
+    parser.add_argument(
+        "--client",
+        choices=("sdk", "none", "both"),
+        default="both",
+        help="sdk: openai-compatible over loopback HTTP; none: an in-process provider that only sleeps",
+    )
+    parser.add_argument("--in-process-server", action="store_true", help="run the loopback in this process")
+    args = parser.parse_args()
+    register_provider("sleep", f"{__name__}:create_sleeping")
+    clients = ("sdk", "none") if args.client == "both" else (args.client,)
+    print(
+        f"trials {args.trials}, latency {args.latency * 1000:g} ms, concurrency {args.concurrency}, "
+        f"judge {args.judge}, server {'in-process' if args.in_process_server else 'own process'}"
+    )
+    print(f"{'client':<8}{'calls':>7}{'ideal s':>9}{'actual s':>10}{'ratio':>7}{'overhead/trial ms':>19}")
+    for client in clients:
+        elapsed, calls = measure(
+            args.trials, args.latency, args.concurrency, args.judge, client, args.in_process_server
+        )
+        ideal = calls * args.latency / args.concurrency
+        idle, _ = measure(args.trials, 0.0, args.concurrency, args.judge, client, args.in_process_server)
+        print(
+            f"{client:<8}{calls:>7}{ideal:>9.2f}{elapsed:>10.2f}{ideal / elapsed:>7.2f}"
+            f"{idle / args.trials * 1000:>19.2f}"
+        )
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak memory {peak_mib:.1f} MiB (ru_maxrss of the harness process, all runs above)")
+
+
+if __name__ == "__main__":
+    main()
