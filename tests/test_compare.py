@@ -7,6 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from medeval.cli import main
 from medeval.reporting.compare import compare_runs, write_comparison
 from medeval.schemas import ShipCategory
 
@@ -125,14 +128,16 @@ def test_compare_command_prints_and_writes(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "Served model of fake:a" in done.stdout and "SIGNIFICANT" in done.stdout
     assert (tmp_path / "cmp" / "compare.md").is_file() and (tmp_path / "cmp" / "compare.csv").is_file()
-    missing = subprocess.run(
-        [sys.executable, "-m", "medeval", "compare", str(run_a), str(tmp_path / "nope")],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert (
-        missing.returncode == 2 and missing.stderr.startswith("error: ") and "Traceback" not in missing.stderr
-    )
+
+
+def test_compare_with_a_missing_run_is_one_line_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario = write_scenario(tmp_path)
+    run_a = fixture_run(tmp_path / "runs", "runA", scenario, qg9=AC)
+    monkeypatch.setattr(sys, "argv", ["medeval", "compare", str(run_a), str(tmp_path / "nope")])
+    with pytest.raises(SystemExit) as exit_info:
+        main()
+    assert exit_info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "nope" in lines[0]
