@@ -16,7 +16,7 @@ from .test_report_support import make_record, write_run, write_scenario
 CHROMIUM = Path("/usr/bin/chromium")
 
 
-def render(page: Path, profile: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+def render(page: Path, profile: Path, *extra: str, fragment: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [
             str(CHROMIUM),
@@ -29,7 +29,7 @@ def render(page: Path, profile: Path, *extra: str) -> subprocess.CompletedProces
             "--no-first-run",
             f"--user-data-dir={profile}",
             *extra,
-            page.as_uri(),
+            page.as_uri() + fragment,
         ],
         capture_output=True,
         text=True,
@@ -60,6 +60,13 @@ def test_browser_renders_summary_table_and_highlighted_claim(tmp_path: Path) -> 
     assert re.search(
         r'<mark class="v-contradicted"[^>]*>Wrong: Medicare pays for everything forever\.</mark>', dom
     )
+    # Opening a trial (here by its link) fills in the cited and missed facts with text and source.
+    opened = render(paths.html, tmp_path / "profile3", "--dump-dom", fragment="#t1").stdout
+    assert re.search(
+        r"<strong>F_LTC</strong>: Medicare does not cover long-term custodial care\.<span", opened
+    )
+    assert "Missed required point <strong>F_LTC</strong>" in opened
+    assert "Source: Medicare &amp; You 2026, fixture section" in opened
     shot = tmp_path / "page.png"
     done = render(paths.html, tmp_path / "profile2", f"--screenshot={shot}", "--window-size=1200,900")
     assert done.returncode == 0 and shot.read_bytes()[:4] == b"\x89PNG"

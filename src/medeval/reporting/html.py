@@ -7,6 +7,7 @@ verifier's label and the cited facts with their text and source.
 from __future__ import annotations
 
 import base64
+import json
 import re
 from itertools import pairwise
 from pathlib import Path
@@ -102,7 +103,7 @@ def trial_view(corpus: Corpus, record: TrialRecord, index: int) -> dict[str, Any
                     "evidence": ", ".join(vote.evidence),
                 }
             )
-        facts = [fact_ref(corpus, record.scenario_id, item) for item in (final.evidence if final else [])]
+        facts = list(final.evidence) if final else []
         claim_views.setdefault(claim.turn_id, []).append(
             {
                 "dom_id": f"{prefix}-{claim.claim_id}",
@@ -123,7 +124,7 @@ def trial_view(corpus: Corpus, record: TrialRecord, index: int) -> dict[str, Any
     groups = [
         {
             "group": g,
-            "missed": [fact_ref(corpus, record.scenario_id, p) for p in g.scores.missing_required_points],
+            "missed": list(g.scores.missing_required_points),
         }
         for g in record.groups
     ]
@@ -205,6 +206,24 @@ def question_rows(corpus: Corpus) -> dict[str, list[QuestionRow]]:
     return out
 
 
+def fact_glossary(corpus: Corpus, trials: list[dict[str, Any]]) -> Markup:
+    """Every fact the shown transcripts cite or miss, once per page, as JSON for the page script.
+
+    A fact is often cited by hundreds of claims; writing its text once keeps a page of thousands of
+    trials small. The script fills a trial's fact lists when the trial is opened (or printed)."""
+    glossary: dict[str, dict[str, list[str]]] = {}
+    for view in trials:
+        scenario_id = view["record"].scenario_id
+        ids = {f for t in view["turns"] for c in t["claims"] for f in c["facts"]}
+        ids |= {f for g in view["groups"] for f in g["missed"]}
+        known = glossary.setdefault(scenario_id, {})
+        for fact_id in ids - known.keys():
+            ref = fact_ref(corpus, scenario_id, fact_id)
+            known[fact_id] = [str(safe_text(ref.text)), str(safe_text(ref.source))]
+    # Escaped HTML inside JSON, decoded by the script with textContent; "</" cannot end the block.
+    return Markup(json.dumps(glossary, ensure_ascii=True, sort_keys=True).replace("</", "<\\/"))
+
+
 def data_uri(path: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
@@ -236,5 +255,6 @@ def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials:
         scenarios=sorted({t["record"].scenario_id for t in trials}),
         groups=sorted({g.question_group for t in trials for g in t["record"].groups}, key=group_sort_key),
         pooled=POOLED,
+        glossary=fact_glossary(corpus, trials),
     )
     paths.html.write_text(html, encoding="utf-8")
