@@ -61,3 +61,21 @@ def test_keys_are_redacted_in_the_request_record() -> None:
 def test_missing_key_is_401() -> None:
     with LoopbackServer(api_key="expected") as server:
         assert asyncio.run(_post(server.base_url + "/chat/completions", 1)) == [401]
+
+
+def test_clear_and_keep_requests_off() -> None:
+    with LoopbackServer(keep_requests=False, faults=[Fault.server_error(500)] * 3) as server:
+        server.clear()  # drops the pending faults too
+        assert asyncio.run(_post(server.base_url + "/chat/completions", 5)) == [200] * 5
+        assert server.request_count == 5 and server.requests == []
+
+
+def test_unknown_route_is_404_in_the_dialect_error_shape() -> None:
+    with LoopbackServer() as server:
+
+        async def get() -> httpx2.Response:
+            async with httpx2.AsyncClient() as client:
+                return await client.post(server.base_url + "/embeddings", json={})
+
+        reply = asyncio.run(get())
+    assert reply.status_code == 404 and "no route" in reply.json()["error"]["message"]

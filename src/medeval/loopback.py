@@ -330,6 +330,7 @@ class LoopbackServer:
         snapshot: str = SNAPSHOT,
         unknown_models: Iterable[str] = (),
         record_bodies: bool = True,
+        keep_requests: bool = True,
     ) -> None:
         self.dialect = dialect
         self.latency = latency
@@ -339,6 +340,8 @@ class LoopbackServer:
         self.fingerprint = f"fp_loopback_{snapshot}"
         self.unknown_models = set(unknown_models)
         self.record_bodies = record_bodies
+        #: False for long benchmarks: count requests without keeping a record of each.
+        self.keep_requests = keep_requests
         self.requests: list[ReceivedRequest] = []
         self._schedule = _Schedule(deque(faults), fault_rate, tuple(rate_faults), random.Random(seed))
         self._lock = threading.Lock()
@@ -367,6 +370,12 @@ class LoopbackServer:
         """Queue faults for the next requests, in order (None = answer normally)."""
         with self._lock:
             self._schedule.scheduled.extend(faults)
+
+    def clear(self) -> None:
+        """Forget recorded requests and pending scheduled faults (the counter keeps counting)."""
+        with self._lock:
+            self.requests.clear()
+            self._schedule.scheduled.clear()
 
     def served_model(self, requested: str) -> str:
         """The model id the fake reports: a dated snapshot of the requested one."""
@@ -501,8 +510,9 @@ class LoopbackServer:
             body=body if self.record_bodies else None,
             key_header=key_header,
         )
-        with self._lock:
-            self.requests.append(received)
+        if self.keep_requests:
+            with self._lock:
+                self.requests.append(received)
         delay = self.latency + (fault.delay if fault else 0.0)
         if delay:
             await asyncio.sleep(delay)
