@@ -17,7 +17,7 @@ from medeval.config import DEFAULT_JUDGE, RunConfig
 from medeval.errors import UserError
 from medeval.lint import lint_paths
 from medeval.models_cli import models_command
-from medeval.orchestrator import RunResult, resume_config, run
+from medeval.orchestrator import RunInterrupted, RunResult, resume_config, run
 from medeval.progress import choose_progress
 from medeval.reporting.commands import compare_command, report_after_demo, report_command
 from medeval.scenarios import bundled_scenarios_dir, expand_paths
@@ -149,7 +149,11 @@ def run_command(
             max_cost=max_cost,
         )
     err.print(RESEARCH_NOTICE, style="dim")
-    result = run(config, resume=resume, progress=choose_progress(quiet=quiet))
+    try:
+        result = run(config, resume=resume, progress=choose_progress(quiet=quiet))
+    except RunInterrupted as stop:
+        engine_cli.report_interrupted(stop)
+        raise typer.Exit(130) from None
     print_summary(engine_cli.whole_run(result))
     engine_cli.report_outcome(result, out)
 

@@ -11,7 +11,7 @@ from rich.console import Console
 from medeval.audit import verify_run
 from medeval.cache import CacheMode
 from medeval.errors import UserError
-from medeval.orchestrator import RunResult
+from medeval.orchestrator import RunInterrupted, RunResult
 from medeval.schemas import TrialRecord
 from medeval.storage import SUMMARY, without_chain
 
@@ -61,6 +61,18 @@ def report_outcome(result: RunResult, console: Console) -> None:
             f"stopped at --max-cost: in-flight trials finished, no new ones started; "
             f"continue with: medeval run --resume {result.store.directory}"
         )
+
+
+def report_interrupted(stop: RunInterrupted) -> None:
+    if stop.run_dir is None:
+        print("interrupted before the run directory was made; nothing was written", file=sys.stderr)
+        return
+    print(
+        f"interrupted: every trial already written stays in {stop.run_dir}; "
+        f"continue with: medeval run --resume {stop.run_dir}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def verify_command(run_dir: Path) -> int:

@@ -18,6 +18,7 @@ import json
 import platform
 import subprocess
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -266,6 +267,7 @@ async def execute(
     *,
     resume: Path | None = None,
     progress: RunProgress | None = None,
+    on_store: Callable[[Path], object] | None = None,
 ) -> RunResult:
     scenarios = load_scenarios(config.scenarios)
     check_roles(config)
@@ -297,6 +299,8 @@ async def execute(
         store = RunStore.create(config.out)
         store.write_manifest(build_manifest(config, store, scenarios, gateway))
         store.write_checkpoint()
+    if on_store is not None:
+        on_store(store.directory)
 
     trial_slots = asyncio.Semaphore(config.max_concurrency)
     records: list[TrialRecord] = []
@@ -363,6 +367,14 @@ def run_summary(store: RunStore, planned: int, outcome: str) -> dict[str, Any]:
     }
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a run: what was written stays, and `run_dir` (if one was made) can be resumed."""
+
+    def __init__(self, run_dir: Path | None) -> None:
+        super().__init__(str(run_dir))
+        self.run_dir = run_dir
+
+
 def run(
     config: RunConfig,
     gateway: Gateway | None = None,
@@ -370,7 +382,13 @@ def run(
     resume: Path | None = None,
     progress: RunProgress | None = None,
 ) -> RunResult:
-    return asyncio.run(execute(config, gateway, resume=resume, progress=progress))
+    directories: list[Path] = []
+    try:
+        return asyncio.run(
+            execute(config, gateway, resume=resume, progress=progress, on_store=directories.append)
+        )
+    except KeyboardInterrupt as interrupt:
+        raise RunInterrupted(directories[0] if directories else None) from interrupt
 
 
 def _package_versions() -> dict[str, str]:
