@@ -134,3 +134,15 @@ def test_gemini_1_5_pro_is_refused_with_its_successor() -> None:
         match=r"retired about September 2025 \(exact date unverified\); use google:gemini-3.8-flash",
     ):
         GoogleAdapter("gemini-1.5-pro", api_key=SECRET, base_url="http://127.0.0.1:9", today=TODAY)
+
+
+def test_raw_payload_belongs_to_its_own_call_under_concurrency(server: LoopbackServer) -> None:
+    subject = adapter(server)
+
+    async def many() -> list[tuple[str | None, object]]:
+        responses = await asyncio.gather(*(subject.generate(chat(text=f"question {i}")) for i in range(20)))
+        return [(r.response_id, r.raw.get("responseId")) for r in responses]
+
+    pairs = asyncio.run(many())
+    assert len({rid for rid, _ in pairs}) == 20
+    assert all(rid == raw for rid, raw in pairs)
