@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -115,3 +116,40 @@ def test_epochs_get_distinct_keys_and_seeds(tmp_path: Path) -> None:
         c["request"]["seed"] for c in strict_lines(result.store.directory / CALLS) if c["role"] == "target"
     }
     assert len(seeds) == 3
+
+
+def test_ctrl_c_keeps_what_was_written_and_names_the_resume_command(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    out = tmp_path / "runs"
+    with LoopbackServer(latency=0.01) as server:
+        point_at(server, monkeypatch, tmp_path / "cache")
+        command = [
+            sys.executable, "-m", "medeval", "run", "--quiet", "-s", str(FOLLOWUP),
+            "-t", LOOP_TARGET, "--epochs", str(TRIALS), "--max-concurrency", "2", "--out", str(out),
+        ]  # fmt: skip
+        process = subprocess.Popen(
+            command,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            # A child of a non-interactive shell may inherit SIGINT ignored; restore the default.
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        try:
+            poll_until(lambda: results_lines(out) >= 3, process)
+            process.send_signal(signal.SIGINT)
+            _, stderr = process.communicate(timeout=30)
+        finally:
+            if process.poll() is None:
+                process.kill()
+        run_dir = next(out.iterdir())
+        assert process.returncode == 130
+        last = stderr.decode().strip().splitlines()[-1]
+        assert last == (
+            f"interrupted: every trial already written stays in {run_dir}; "
+            f"continue with: medeval run --resume {run_dir}"
+        )
+        assert json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))["outcome"] == "interrupted"
+        run(resume_config(run_dir), resume=run_dir)
+    trials = strict_lines(run_dir / RESULTS)
+    assert len(trials) == len({t["trial_key"] for t in trials}) == TRIALS
