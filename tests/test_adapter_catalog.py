@@ -140,3 +140,19 @@ def test_policy_backoff_is_bounded_and_honours_retry_after_up_to_the_cap() -> No
     assert policy.delay(1, ProviderError("x", retryable=True, retry_after=999.0), rng) == 10.0
     assert policy.should_retry(2, plain) and not policy.should_retry(3, plain)
     assert not policy.should_retry(1, ProviderError("x", retryable=False))
+
+
+def test_sdks_load_only_when_a_spec_names_their_provider() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, medeval.cli, medeval.loopback\n"
+        "from medeval.adapters.registry import create_adapter\n"
+        "from medeval.adapters.catalog import canonical_model_id\n"
+        "create_adapter('fake:accurate'); canonical_model_id('anthropic:claude-3.5-sonnet')\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'openai', 'anthropic', 'xai_sdk', 'grpc'}))\n"
+        "print('google.genai' in sys.modules)\n"
+    )
+    shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert shown.split("\n")[:2] == ["[]", "False"]
