@@ -1,7 +1,7 @@
 """A fake model server on 127.0.0.1 for offline tests and benchmarks.
 
-It speaks the OpenAI wire format (`POST /v1/chat/completions` and `POST /v1/responses`) by
-default; other providers' formats plug in as a `Dialect`. It runs an asyncio HTTP/1.1 server
+It speaks the OpenAI wire format (`POST /v1/chat/completions` and `POST /v1/responses`, in
+`loopback_openai`) by default; other providers' formats plug in as a `Dialect`. It runs an asyncio HTTP/1.1 server
 (keep-alive, no thread per request) in a background thread, so a benchmark at concurrency 64
 with 50 ms latency measures the client, not the fake.
 
@@ -30,7 +30,6 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from medeval.adapters.base import ChatRequest, Message, OutputSchema
-from medeval.hashing import sha256_text
 
 SNAPSHOT = "2026-11-01"
 TARGET_ANSWER = (
@@ -171,140 +170,6 @@ def tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-def _text_of(content: Any) -> str:
-    """Chat content is a string or a list of typed parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return ""
-
-
-# --- OpenAI dialect ---------------------------------------------------------------------------
-
-
-def openai_error_body(status: int, message: str) -> dict[str, Any]:
-    kind = {429: "rate_limit_exceeded", 401: "invalid_api_key", 404: "model_not_found"}.get(status, "error")
-    return {"error": {"message": message, "type": kind, "param": None, "code": kind}}
-
-
-async def _openai_handle(request: ReceivedRequest, server: LoopbackServer) -> Reply:
-    body = request.body if isinstance(request.body, dict) else {}
-    if request.method != "POST" or not request.path.endswith(("/chat/completions", "/responses")):
-        return Reply(status=404, body=openai_error_body(404, f"no route {request.method} {request.path}"))
-    model = str(body.get("model", ""))
-    if model in server.unknown_models:
-        message = f"The model `{model}` does not exist or you do not have access to it."
-        return Reply(status=404, body=openai_error_body(404, message))
-    served = server.served_model(model)
-    if request.path.endswith("/chat/completions"):
-        return await _openai_chat(body, model, served, request, server)
-    return await _openai_responses(body, model, served, request, server)
-
-
-async def _openai_chat(
-    body: dict[str, Any], model: str, served: str, request: ReceivedRequest, server: LoopbackServer
-) -> Reply:
-    messages = body.get("messages", [])
-    system = "".join(_text_of(m.get("content")) for m in messages if m.get("role") in ("system", "developer"))
-    turns = [
-        Message(role=m["role"], content=_text_of(m.get("content")))
-        for m in messages
-        if m.get("role") in ("user", "assistant")
-    ]
-    fmt = body.get("response_format") or {}
-    spec = fmt.get("json_schema") or {}
-    prompt = Prompt(
-        model=model,
-        system=system,
-        messages=turns,
-        json_schema=spec.get("schema") if fmt.get("type") == "json_schema" else None,
-        schema_name=spec.get("name"),
-        seed=body.get("seed"),
-    )
-    text = await server.responder(prompt)
-    prompt_tokens = tokens(system + "".join(m.content for m in turns))
-    return Reply(
-        body={
-            "id": f"chatcmpl-{request.index:06d}{sha256_text(text)[:8]}",
-            "object": "chat.completion",
-            "created": 1_790_000_000,
-            "model": served,
-            "system_fingerprint": server.fingerprint,
-            "service_tier": "default",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text, "refusal": None},
-                    "finish_reason": "stop",
-                    "logprobs": None,
-                }
-            ],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": tokens(text),
-                "total_tokens": prompt_tokens + tokens(text),
-                "prompt_tokens_details": {"cached_tokens": 0},
-                "completion_tokens_details": {"reasoning_tokens": 0},
-            },
-        }
-    )
-
-
-async def _openai_responses(
-    body: dict[str, Any], model: str, served: str, request: ReceivedRequest, server: LoopbackServer
-) -> Reply:
-    items = body.get("input", [])
-    turns = [
-        Message(role=i["role"], content=_text_of(i.get("content"))) for i in items if isinstance(i, dict)
-    ]
-    fmt = (body.get("text") or {}).get("format") or {}
-    prompt = Prompt(
-        model=model,
-        system=str(body.get("instructions") or ""),
-        messages=turns,
-        json_schema=fmt.get("schema") if fmt.get("type") == "json_schema" else None,
-        schema_name=fmt.get("name"),
-    )
-    text = await server.responder(prompt)
-    prompt_tokens = tokens(prompt.system + "".join(m.content for m in turns))
-    return Reply(
-        body={
-            "id": f"resp_{request.index:06d}{sha256_text(text)[:8]}",
-            "object": "response",
-            "created_at": 1_790_000_000,
-            "status": "completed",
-            "model": served,
-            "output": [
-                {
-                    "id": f"msg_{request.index:06d}",
-                    "type": "message",
-                    "role": "assistant",
-                    "status": "completed",
-                    "content": [{"type": "output_text", "text": text, "annotations": []}],
-                }
-            ],
-            "parallel_tool_calls": True,
-            "tool_choice": "auto",
-            "tools": [],
-            "store": body.get("store", True),
-            "usage": {
-                "input_tokens": prompt_tokens,
-                "output_tokens": tokens(text),
-                "total_tokens": prompt_tokens + tokens(text),
-                "input_tokens_details": {"cached_tokens": 0},
-                "output_tokens_details": {"reasoning_tokens": 0},
-            },
-        }
-    )
-
-
-OPENAI = Dialect("openai", _openai_handle, openai_error_body)
-
-
-# --- the server -------------------------------------------------------------------------------
-
-
 @dataclass
 class _Schedule:
     scheduled: deque[Fault | None] = field(default_factory=deque)
@@ -318,7 +183,7 @@ class LoopbackServer:
 
     def __init__(
         self,
-        dialect: Dialect = OPENAI,
+        dialect: Dialect | None = None,
         *,
         latency: float = 0.0,
         faults: Iterable[Fault | None] = (),
@@ -332,6 +197,10 @@ class LoopbackServer:
         record_bodies: bool = True,
         keep_requests: bool = True,
     ) -> None:
+        if dialect is None:
+            from medeval.loopback_openai import OPENAI
+
+            dialect = OPENAI
         self.dialect = dialect
         self.latency = latency
         self.api_key = api_key
