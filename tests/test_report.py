@@ -284,6 +284,9 @@ def test_agreement_review_and_unscored_items_are_reported(tmp_path: Path) -> Non
     assert "runr-t00002" in markdown
     assert "invalid JSON after 3 attempts" in markdown
     assert "| target | fake:a | 1 | 10 | 5 | unknown |" in markdown  # no cost_usd recorded
+    html = paths.html.read_text(encoding="utf-8")
+    assert '<a href="#t2" class="review-link">runr-t00002</a>' in html
+    assert '<mark class="v-pending" data-claims="t2-T_QG1.c1"' in html  # undecided claim, highlighted
 
 
 def test_html_is_self_contained_and_carries_claims_and_verdicts(tmp_path: Path) -> None:
@@ -392,3 +395,5 @@ def test_html_question_table_sets_counselors_beside_the_pooled_targets(tmp_path:
     assert "-32.1 pp" in html
     assert "57% <span" in html and "n=184" in html and "n=8</span>" in html
     assert html.count('<tr class="model-row" data-target="fake:a"') == 3  # QG1, QG9, QG12
+    # Wilson intervals beside the bars: counselors 105/184, AI targets 2/8.
+    assert "SHIP 95% CI 50–64%" in html and "AI 95% CI 7–59%" in html

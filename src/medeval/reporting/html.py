@@ -22,6 +22,7 @@ from medeval.reporting.charts import CATEGORY_COLOURS, CATEGORY_LABELS
 from medeval.reporting.findings import fact_ref
 from medeval.reporting.load import Corpus
 from medeval.reporting.model import ReportData, ReportPaths
+from medeval.reporting.stats import wilson
 from medeval.reporting.tables import POOLED, SCORED_FILTER, target_order
 from medeval.schemas import FinalClaim, TrialRecord
 
@@ -39,8 +40,17 @@ def safe_text(text: str) -> Markup:
 class Bar(BaseModel):
     counselor_pct: float | None
     counselor_n: int
+    counselor_ci: str
     ai_pct: float | None
     ai_n: int
+    ai_ci: str
+
+
+def ci_text(successes: int, n: int) -> str:
+    interval = wilson(successes, n)
+    if interval.low is None or interval.high is None:
+        return ""
+    return f"95% CI {100 * interval.low:.0f}–{100 * interval.high:.0f}%"
 
 
 class QuestionRow(BaseModel):
@@ -176,8 +186,10 @@ def question_rows(corpus: Corpus) -> dict[str, list[QuestionRow]]:
                     if counselor and counselor.n
                     else None,
                     counselor_n=counselor.n if counselor else 0,
+                    counselor_ci=ci_text(counselor.counts[c], counselor.n) if counselor else "",
                     ai_pct=100 * pooled[c] / ai_n if ai_n else None,
                     ai_n=ai_n,
+                    ai_ci=ci_text(pooled[c], ai_n),
                 )
                 for c in TABLE_CATEGORIES
             }
@@ -256,5 +268,6 @@ def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials:
         groups=sorted({g.question_group for t in trials for g in t["record"].groups}, key=group_sort_key),
         pooled=POOLED,
         glossary=fact_glossary(corpus, trials),
+        anchors={view["record"].trial_id: view["dom_id"] for view in trials},
     )
     paths.html.write_text(html, encoding="utf-8")
