@@ -15,6 +15,7 @@ import pytest
 
 from medeval.cli import main
 from medeval.config import RunConfig
+from medeval.errors import UserError
 from medeval.orchestrator import run
 from medeval.reporting.build import build_report
 from medeval.reporting.load import Corpus
@@ -397,3 +398,12 @@ def test_html_question_table_sets_counselors_beside_the_pooled_targets(tmp_path:
     assert html.count('<tr class="model-row" data-target="fake:a"') == 3  # QG1, QG9, QG12
     # Wilson intervals beside the bars: counselors 105/184, AI targets 2/8.
     assert "SHIP 95% CI 50–64%" in html and "AI 95% CI 7–59%" in html
+
+
+def test_a_run_without_trials_is_a_clear_error(tmp_path: Path) -> None:
+    scenario = write_scenario(tmp_path)
+    directory = write_run(tmp_path / "runs", "empty", [], scenario_paths=[scenario])
+    (directory / "results.jsonl").write_text("", encoding="utf-8")
+    with pytest.raises(UserError, match="no readable trials"):
+        build_report([directory])
+    assert not (directory / "report").exists()

@@ -41,8 +41,7 @@ def compare_command(
         typer.Option("--out", help="Where compare.md and compare.csv go (default: RUN_B/compare)"),
     ] = None,
 ) -> None:
-    """Per question group and scenario in both runs: the change in each score and category rate,
-    with its 95% CI; significant changes and snapshot changes flagged."""
+    """Change per question group between two runs, with 95% CIs; what changed and what is significant."""
     comparison = compare_runs(run_a, run_b)
     print_comparison(comparison, out)
     markdown, csv_path = write_comparison(comparison, out_dir or run_b / "compare")
