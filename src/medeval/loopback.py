@@ -1,9 +1,9 @@
 """A fake model server on 127.0.0.1 for offline tests and benchmarks.
 
 It speaks the OpenAI wire format (`POST /v1/chat/completions` and `POST /v1/responses`, in
-`loopback_openai`) by default; other providers' formats plug in as a `Dialect`. It runs an asyncio HTTP/1.1 server
-(keep-alive, no thread per request) in a background thread, so a benchmark at concurrency 64
-with 50 ms latency measures the client, not the fake.
+`loopback_openai`) by default; other providers' formats plug in as a `Dialect`. It runs an
+asyncio HTTP/1.1 server (keep-alive, no thread per request) in a background thread, so a
+benchmark at concurrency 64 with 50 ms latency measures the client, not the fake.
 
 Faults are scripted by schedule (the n-th request gets the n-th fault) or by a seeded rate:
 429 with Retry-After, 500, 503, 529, slow responses (past a client timeout) and malformed JSON.
