@@ -17,7 +17,7 @@ from medeval.config import DEFAULT_JUDGE, RunConfig
 from medeval.errors import UserError
 from medeval.lint import lint_paths
 from medeval.models_cli import models_command
-from medeval.orchestrator import RunInterrupted, RunResult, resume_config, run
+from medeval.orchestrator import RunInterrupted, RunResult, run
 from medeval.progress import choose_progress
 from medeval.reporting.commands import compare_command, report_after_demo, report_command
 from medeval.scenarios import bundled_scenarios_dir, expand_paths
@@ -124,9 +124,14 @@ def run_command(
     """Run an evaluation and write an auditable run directory (or --resume one)."""
     mode = engine_cli.cache_mode(no_cache=no_cache, refresh=refresh)
     if resume is not None:
-        config = resume_config(resume)
-        if max_cost is not None:
-            config = config.model_copy(update={"max_cost": max_cost})
+        if scenario or target or judge:
+            raise UserError(
+                "--resume takes scenarios, targets and judges from the run's manifest; "
+                "drop --scenario/--target/--judge (or start a new run without --resume)"
+            )
+        config = engine_cli.resumed_config(
+            resume, max_cost=max_cost, cache=mode if no_cache or refresh else None
+        )
     else:
         if not scenario or not target:
             raise UserError("pass --scenario and --target (or --resume RUN_DIR to continue a run)")

@@ -10,8 +10,9 @@ from rich.console import Console
 
 from medeval.audit import verify_run
 from medeval.cache import CacheMode
+from medeval.config import RunConfig
 from medeval.errors import UserError
-from medeval.orchestrator import RunInterrupted, RunResult
+from medeval.orchestrator import RunInterrupted, RunResult, resume_config
 from medeval.schemas import TrialRecord
 from medeval.storage import SUMMARY, without_chain
 
@@ -20,6 +21,17 @@ def cache_mode(*, no_cache: bool, refresh: bool) -> CacheMode:
     if no_cache and refresh:
         raise UserError("--no-cache and --refresh contradict each other; pass one of them")
     return CacheMode.OFF if no_cache else CacheMode.REFRESH if refresh else CacheMode.USE
+
+
+def resumed_config(run_dir: Path, *, max_cost: float | None, cache: CacheMode | None) -> RunConfig:
+    """The run's own configuration; only the budget and the cache mode may change on resume."""
+    config = resume_config(run_dir)
+    update: dict[str, object] = {}
+    if max_cost is not None:
+        update["max_cost"] = max_cost
+    if cache is not None:
+        update["cache"] = cache
+    return config.model_copy(update=update)
 
 
 def provider_limits(values: list[str] | None) -> dict[str, int]:

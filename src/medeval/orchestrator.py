@@ -244,16 +244,16 @@ def build_gateway(
     )
 
 
-def resume_config(run_dir: Path) -> RunConfig:
+def resume_config(run_dir: Path, *, action: str = "resume") -> RunConfig:
     """The configuration a run started with, from its manifest (written once, never rewritten)."""
     try:
         manifest = RunStore.open(run_dir).read_manifest()
     except FileNotFoundError as missing:
         raise ConfigError(
-            f"cannot resume {run_dir}: {missing.args[0]} not found; pass a run directory"
+            f"cannot {action} {run_dir}: {missing.args[0]} not found; pass a run directory"
         ) from None
     except json.JSONDecodeError as broken:
-        raise ConfigError(f"cannot resume {run_dir}: manifest.json is not JSON ({broken.msg})") from None
+        raise ConfigError(f"cannot {action} {run_dir}: manifest.json is not JSON ({broken.msg})") from None
     config = RunConfig.model_validate(manifest["config"])
     workdir = Path(manifest.get("working_directory") or ".")
     # Relative scenario paths were relative to where the run started.

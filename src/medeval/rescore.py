@@ -160,6 +160,6 @@ def rescore(
     progress: RunProgress | None = None,
     **overrides: Any,
 ) -> RunResult:
-    source_config = resume_config(source_dir)
+    source_config = resume_config(source_dir, action="rescore")
     config = rescore_config(source_config, judges, out=out, **overrides)
     return asyncio.run(execute_rescore(source_dir, config, progress=progress))
