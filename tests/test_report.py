@@ -407,3 +407,15 @@ def test_a_run_without_trials_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="no readable trials"):
         build_report([directory])
     assert not (directory / "report").exists()
+
+
+def test_paired_comparison_of_targets_is_in_both_documents(tmp_path: Path) -> None:
+    paths = build_report([known_run(tmp_path)])
+    markdown = paths.markdown.read_text(encoding="utf-8")
+    # fake:a against fake:b on the same 12 items, accurate & complete 7 and 7. Discordant, by hand:
+    # QG1 epochs 1-2 (a AC, b SI) and QG9 epoch 1 (a AC, b INC): only a = 3;
+    # QG12 epochs 1-2 (a NS, b AC) and epoch 4 (a incomplete data, b AC): only b = 3.
+    assert "| fake:a | fake:b | 12 | 58.3% | 58.3% | 0.0 pp |" in markdown
+    assert "| 3 / 3 | 1.000 |" in markdown
+    html = paths.html.read_text(encoding="utf-8")
+    assert 'id="pairs-table"' in html and '<td class="num">3 / 3</td>' in html
