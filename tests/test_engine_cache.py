@@ -9,6 +9,7 @@ import pytest
 
 from medeval.adapters.base import ChatRequest, Message
 from medeval.cache import CacheMode, ResponseCache, cache_key
+from medeval.errors import ConfigError
 from medeval.loopback import Fault, LoopbackServer
 from medeval.orchestrator import run
 from medeval.storage import CALLS, RESULTS
@@ -32,7 +33,12 @@ def test_second_identical_run_makes_no_provider_call_and_yields_identical_trials
 
     assert server.request_count == sent
     a, b = only_run(tmp_path / "a"), only_run(tmp_path / "b")
-    assert [stable(t) for t in strict_lines(a / RESULTS)] == [stable(t) for t in strict_lines(b / RESULTS)]
+
+    def trials(run_dir: Path) -> list[dict[str, object]]:
+        # Trials are appended as they finish, so compare them in key order.
+        return sorted((stable(t) for t in strict_lines(run_dir / RESULTS)), key=lambda t: str(t["trial_key"]))
+
+    assert trials(a) == trials(b)
     calls = strict_lines(b / CALLS)
     # The auditor still sees every response the second run used, each marked as a hit.
     assert len(calls) == len([c for c in strict_lines(a / CALLS) if "response" in c])
@@ -103,3 +109,15 @@ def test_fake_provider_is_not_cached(tmp_path: Path) -> None:
     assert not cache.applies_to("fake")
     assert cache.applies_to("openai")
     assert not ResponseCache(tmp_path, CacheMode.OFF).applies_to("openai")
+
+
+def test_an_unusable_cache_directory_stops_the_run_before_any_call(
+    server: LoopbackServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory", encoding="utf-8")
+    point_at(server, monkeypatch, blocker / "cache")
+    with pytest.raises(ConfigError, match=r"cannot open the response cache .* or run with --no-cache"):
+        run(loop_config(tmp_path / "runs"))
+    assert server.request_count == 0
+    assert not (tmp_path / "runs").exists()

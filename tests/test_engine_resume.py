@@ -12,9 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from medeval.audit import verify_run
-from medeval.errors import ConfigError
+from medeval.cli import app
+from medeval.errors import ConfigError, UserError
 from medeval.loopback import LoopbackServer
 from medeval.orchestrator import resume_config, run
 from medeval.storage import CALLS, RESULTS
@@ -153,3 +155,16 @@ def test_ctrl_c_keeps_what_was_written_and_names_the_resume_command(
         run(resume_config(run_dir), resume=run_dir)
     trials = strict_lines(run_dir / RESULTS)
     assert len(trials) == len({t["trial_key"] for t in trials}) == TRIALS
+
+
+def test_resume_on_the_command_line(tmp_path: Path) -> None:
+    runner = CliRunner()
+    first = run(loop_config(tmp_path / "runs", targets=["fake:accurate"], judges=["rules"]))
+    run_dir = first.store.directory
+    done = runner.invoke(app, ["run", "--resume", str(run_dir), "--quiet"])
+    assert done.exit_code == 0, done.output
+    assert len(strict_lines(run_dir / RESULTS)) == 2  # nothing run twice
+    with pytest.raises(
+        UserError, match="--resume takes scenarios, targets and judges from the run's manifest"
+    ):
+        runner.invoke(app, ["run", "--resume", str(run_dir), "-t", "fake:outdated"], catch_exceptions=False)

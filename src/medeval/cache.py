@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from medeval.adapters.base import ChatRequest, ChatResponse
+from medeval.errors import ConfigError
 from medeval.hashing import canonical_json, sha256_text
 from medeval.storage import utc_now
 
@@ -70,6 +71,16 @@ class ResponseCache:
                 "key TEXT PRIMARY KEY, spec TEXT NOT NULL, created_at TEXT NOT NULL, response TEXT NOT NULL)"
             )
         return self._db
+
+    def open_or_explain(self) -> None:
+        """Open the database now, so an unusable cache directory stops the run before any call."""
+        try:
+            self._connect()
+        except (sqlite3.Error, OSError) as error:
+            raise ConfigError(
+                f"cannot open the response cache in {self.directory} ({error}); "
+                f"pass --cache-dir DIR, set {CACHE_ENV}, or run with --no-cache"
+            ) from None
 
     def applies_to(self, provider: str) -> bool:
         return self.mode is not CacheMode.OFF and provider not in UNCACHED_PROVIDERS

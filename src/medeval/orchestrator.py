@@ -284,6 +284,9 @@ async def execute(
     if gateway.meter is None:
         gateway.meter = CostMeter(load_prices())
     resolve_models(config, gateway, scenarios)
+    cache = gateway.cache
+    if cache is not None and any(cache.applies_to(parse_spec(t)[0]) for t in config.targets):
+        cache.open_or_explain()
     plans = plan_trials(config, scenarios)
     done_keys: set[str] = set()
     spent = 0.0
