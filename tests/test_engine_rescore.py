@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from medeval import trial
+from medeval import judging
 from medeval.audit import verify_run
 from medeval.config import RunConfig
 from medeval.orchestrator import run
@@ -51,14 +51,14 @@ def test_rescore_judges_stored_transcripts_without_calling_targets(tmp_path: Pat
 def test_a_trial_that_raises_is_unscored_with_its_reason_and_the_rest_go_on(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    real_score = trial.scorer.score
+    real_score = judging.scorer.score
 
     def score_or_fail(*args: Any, **kwargs: Any) -> Any:
         if args[2].scenario_id == "scenario_001":
             raise RuntimeError("scorer exploded")
         return real_score(*args, **kwargs)
 
-    monkeypatch.setattr(trial.scorer, "score", score_or_fail)
+    monkeypatch.setattr(judging.scorer, "score", score_or_fail)
     result = run(RunConfig(scenarios=[SCENARIO_001, FOLLOWUP], targets=["fake:accurate"], out=tmp_path))
     by_scenario = {r.scenario_id: r for r in result.records}
     broken = by_scenario["scenario_001"]

@@ -28,9 +28,10 @@ from medeval import __version__
 from medeval.adapters.base import ModelAPI
 from medeval.adapters.registry import parse_spec
 from medeval.adapters.retry import Sleeper, real_sleep
+from medeval.budget import check_budget
 from medeval.cache import ResponseCache, default_cache_dir
 from medeval.config import DEFAULT_JUDGE, RunConfig
-from medeval.cost import CostMeter, PriceTable, cost_totals, estimate_cost, load_prices
+from medeval.cost import CostMeter, cost_totals, load_prices
 from medeval.errors import ConfigError, ScenarioError
 from medeval.gateway import CallSink, Gateway
 from medeval.limits import Limits
@@ -190,39 +191,6 @@ def plan_trials(config: RunConfig, scenarios: list[LoadedScenario]) -> list[Tria
         for target in config.targets
         for epoch in range(1, config.epochs + 1)
     ]
-
-
-def expected_calls(config: RunConfig, plans: list[TrialPlan]) -> dict[str, int]:
-    """Model calls the plans will make at most (every conditional turn asked, no retries)."""
-    calls: Counter[str] = Counter()
-    for plan in plans:
-        turns = plan.scenario.scripted_turns
-        scored = sum(t.scored for t in turns)
-        calls[plan.target] += len(turns) + (1 if plan.scenario.opening_statement else 0)
-        calls[config.extractor_spec()] += scored
-        for index in range(config.judge_count):
-            calls[config.judge_spec(index)] += scored
-        if config.questioner and plan.scenario.variation_knobs.paraphrase:
-            calls[config.questioner] += 1
-    return dict(calls)
-
-
-def check_budget(config: RunConfig, plans: list[TrialPlan], spent: float, prices: PriceTable) -> None:
-    """--max-cost: refuse to start a run whose estimate is over budget (before any file is written)."""
-    if config.max_cost is None:
-        return
-    estimate, unpriced = estimate_cost(expected_calls(config, plans), prices)
-    if unpriced:
-        raise ConfigError(
-            f"--max-cost needs a price for {unpriced[0]}, which data/prices.json lacks; "
-            "add it to the table or drop --max-cost"
-        )
-    if spent + estimate > config.max_cost:
-        raise ConfigError(
-            f"estimated cost ${spent + estimate:.2f} ({len(plans)} trials at typical token counts"
-            f"{f', ${spent:.2f} already spent' if spent else ''}) exceeds --max-cost ${config.max_cost:.2f}; "
-            "raise --max-cost or run fewer scenarios, targets or epochs"
-        )
 
 
 def build_gateway(

@@ -10,6 +10,7 @@ from typing import Any
 
 from medeval.config import RunConfig
 from medeval.errors import ConfigError
+from medeval.judging import judge_conversation
 from medeval.orchestrator import (
     CHECKPOINT_INTERVAL,
     NOT_A_MODEL,
@@ -30,7 +31,6 @@ from medeval.trial import (
     Conversation,
     TrialPlan,
     failed_trial,
-    judge_conversation,
     trial_context,
 )
 
