@@ -46,6 +46,10 @@ def test_rescore_judges_stored_transcripts_without_calling_targets(tmp_path: Pat
     assert manifest["source_run"]["run_id"] == source.name
     assert manifest["source_run"]["results"]["records"] == 8
     assert [f.severity for f in verify_run(new)] == ["ok"]
+    # Editing the source run's trials afterwards shows up when the rescored run is verified.
+    lines = (source / RESULTS).read_text(encoding="utf-8").splitlines(keepends=True)
+    (source / RESULTS).write_text("".join(lines[:-1]), encoding="utf-8")
+    assert any("no longer holds the 8 trial records" in f.message for f in verify_run(new))
 
 
 def test_a_trial_that_raises_is_unscored_with_its_reason_and_the_rest_go_on(

@@ -163,6 +163,34 @@ def check_inputs(run_dir: Path, manifest: dict[str, Any], findings: list[Finding
             )
 
 
+def check_source_run(manifest: dict[str, Any], findings: list[Finding]) -> None:
+    """A rescored run names the source run's results head: that source must still hold it."""
+    source = manifest.get("source_run")
+    if not source:
+        return
+    results = Path(source["path"]) / RESULTS
+    if not results.is_file():
+        findings.append(
+            Finding(
+                severity="warning",
+                file=MANIFEST,
+                message=f"source run {results.parent} not found; not checked",
+            )
+        )
+        return
+    scratch: list[Finding] = []
+    state = check_chain(results, scratch)
+    count, head = int(source["results"]["records"]), str(source["results"]["head"])
+    if state.records < count or (state.hashes[count - 1] if count else GENESIS) != head:
+        findings.append(
+            Finding(
+                severity="error",
+                file=str(results),
+                message=f"the source run no longer holds the {count} trial records this run rescored",
+            )
+        )
+
+
 def verify_run(run_dir: Path) -> list[Finding]:
     findings: list[Finding] = []
     manifest_path = run_dir / MANIFEST
@@ -187,6 +215,7 @@ def verify_run(run_dir: Path) -> list[Finding]:
         if not any(f.severity == "error" and f.file == CALLS for f in findings):
             check_heads(CALLS, states[CALLS], checkpoint.get("calls"), findings)
     check_inputs(run_dir, manifest, findings)
+    check_source_run(manifest, findings)
     if not any(f.severity == "error" for f in findings):
         findings.append(
             Finding(
