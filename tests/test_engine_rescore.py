@@ -13,7 +13,8 @@ import pytest
 from medeval import judging
 from medeval.audit import verify_run
 from medeval.config import RunConfig
-from medeval.orchestrator import run
+from medeval.errors import ConfigError
+from medeval.orchestrator import resume_config, run
 from medeval.progress import PlainProgress, QuietProgress, choose_progress
 from medeval.rescore import rescore
 from medeval.storage import CALLS, MANIFEST, RESULTS
@@ -46,6 +47,8 @@ def test_rescore_judges_stored_transcripts_without_calling_targets(tmp_path: Pat
     assert manifest["source_run"]["run_id"] == source.name
     assert manifest["source_run"]["results"]["records"] == 8
     assert [f.severity for f in verify_run(new)] == ["ok"]
+    with pytest.raises(ConfigError, match="is a rescore of run"):
+        resume_config(new)
     # Editing the source run's trials afterwards shows up when the rescored run is verified.
     lines = (source / RESULTS).read_text(encoding="utf-8").splitlines(keepends=True)
     (source / RESULTS).write_text("".join(lines[:-1]), encoding="utf-8")

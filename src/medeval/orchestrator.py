@@ -222,6 +222,11 @@ def resume_config(run_dir: Path, *, action: str = "resume") -> RunConfig:
         ) from None
     except json.JSONDecodeError as broken:
         raise ConfigError(f"cannot {action} {run_dir}: manifest.json is not JSON ({broken.msg})") from None
+    if action == "resume" and manifest.get("source_run"):
+        raise ConfigError(
+            f"cannot resume {run_dir}: it is a rescore of run {manifest['source_run']['run_id']}; "
+            "run medeval rescore on the source run again instead"
+        )
     config = RunConfig.model_validate(manifest["config"])
     workdir = Path(manifest.get("working_directory") or ".")
     # Relative scenario paths were relative to where the run started.
