@@ -45,5 +45,8 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in _LEAKY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost,::1")
+    # Never the developer's response cache or price table.
+    monkeypatch.setenv("MEDEVAL_CACHE_DIR", str(tmp_path / "medeval-cache"))
+    monkeypatch.delenv("MEDEVAL_PRICES", raising=False)
     # A stray .env in the developer's checkout must not reach the tests.
     monkeypatch.chdir(tmp_path)

@@ -4,6 +4,7 @@ exits non-zero; it never prints a traceback."""
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 from typing import Annotated
 
@@ -250,7 +251,13 @@ def version() -> None:
     out.print(__version__)
 
 
+def _one_line_warning(message: Warning | str, category: type[Warning], *_: object, **__: object) -> str:
+    # A deprecation notice or a torn-line notice is for the user, not a developer: no source line.
+    return f"warning: {message}\n"
+
+
 def main() -> None:
+    warnings.formatwarning = _one_line_warning
     load_dotenv(Path.cwd() / ".env", override=False)
     try:
         code = app(standalone_mode=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from medeval.errors import UserError
-from medeval.reporting import charts
+from medeval.reporting import DEFAULT_HTML_TRIALS, charts
 from medeval.reporting.findings import gather
 from medeval.reporting.html import write_html
 from medeval.reporting.load import Corpus
@@ -20,7 +20,6 @@ from medeval.reporting.tables import (
     write_trials_csv,
 )
 
-DEFAULT_HTML_TRIALS = 5000
 REPORT_DIR = "report"
 
 

@@ -8,8 +8,10 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from medeval.reporting.build import DEFAULT_HTML_TRIALS, build_report
-from medeval.reporting.compare import compare_runs, print_comparison, write_comparison
+from medeval.reporting import DEFAULT_HTML_TRIALS
+
+# duckdb, scipy, statsmodels and matplotlib load inside the commands that need them, so every
+# other command starts fast.
 
 out = Console()
 
@@ -24,6 +26,8 @@ def report_command(
     ] = DEFAULT_HTML_TRIALS,
 ) -> None:
     """Write trials.csv, per_scenario.csv, ship_table.csv, charts, report.md and report.html."""
+    from medeval.reporting.build import build_report
+
     paths = build_report(run_dirs, out_dir, html_trials)
     print_report_paths(paths.markdown, paths.html, out)
 
@@ -42,6 +46,8 @@ def compare_command(
     ] = None,
 ) -> None:
     """Change per question group between two runs, with 95% CIs; what changed and what is significant."""
+    from medeval.reporting.compare import compare_runs, print_comparison, write_comparison
+
     comparison = compare_runs(run_a, run_b)
     print_comparison(comparison, out)
     markdown, csv_path = write_comparison(comparison, out_dir or run_b / "compare")
@@ -51,5 +57,7 @@ def compare_command(
 
 def report_after_demo(run_dir: Path, console: Console) -> None:
     """The demo ends with the report of its own run."""
+    from medeval.reporting.build import build_report
+
     paths = build_report([run_dir])
     print_report_paths(paths.markdown, paths.html, console)
