@@ -23,6 +23,7 @@ from medeval.progress import choose_progress
 from medeval.reporting.commands import compare_command, report_after_demo, report_command
 from medeval.scenarios import bundled_scenarios_dir, expand_paths
 from medeval.summary import SHIP_LABELS, SHIP_ORDER, summarise
+from medeval.terminal import error_line, stdout_console
 
 RESEARCH_NOTICE = (
     "For research use only: medeval evaluates AI-generated information and does not provide "
@@ -37,14 +38,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-# Wide enough off a terminal that logs and CI keep whole table cells.
-out = Console(width=None if sys.stdout.isatty() else 200)
+out = stdout_console()
 err = Console(stderr=True, soft_wrap=True)
-
-
-def error_line(message: str) -> None:
-    """One unwrapped line on stderr, so every problem stays greppable."""
-    print(f"error: {message}", file=sys.stderr, flush=True)
 
 
 def _fmt(value: float | None, percent: bool = True) -> str:

@@ -8,12 +8,12 @@ from datetime import date
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from medeval.adapters.catalog import catalog
 from medeval.errors import UserError
 from medeval.keys import endpoint, key_status
+from medeval.terminal import stdout_console
 
 #: The model names the specification uses, in the order it lists them.
 SPECIFICATION_NAMES = (
@@ -112,7 +112,7 @@ def models_command(
 ) -> None:
     """List providers (key set or missing, never its value), model aliases, lifecycles and capabilities."""
     today = _parse_day(as_of)
-    console = Console()
+    console = stdout_console()
     console.print(providers_table())
     console.print(lifecycle_table(today))
     console.print("* a model name used by the specification; retired models are refused before any call.")

@@ -9,11 +9,12 @@ import typer
 from rich.console import Console
 
 from medeval.reporting import DEFAULT_HTML_TRIALS
+from medeval.terminal import stdout_console
 
 # duckdb, scipy, statsmodels and matplotlib load inside the commands that need them, so every
 # other command starts fast.
 
-out = Console()
+out = stdout_console()
 
 
 def report_command(
