@@ -41,11 +41,17 @@ class AdaptiveLimit:
         self._changed = asyncio.Condition()
 
     async def acquire(self) -> None:
+        slept_until = 0.0  # the pause deadline this caller has already waited out
         while True:
-            pause = self._paused_until - self._clock()
-            if pause > 0:
-                await self._sleep(pause)
-                continue
+            until = self._paused_until
+            if until > slept_until:
+                slept_until = until
+                pause = until - self._clock()
+                if pause > 0:
+                    # Once per deadline, through the injected sleep: a fake sleep never lets the
+                    # real clock catch up, so re-reading the clock after it would spin the CPU.
+                    await self._sleep(pause)
+                    continue
             async with self._changed:
                 if self.in_flight < self.limit:
                     self.in_flight += 1
