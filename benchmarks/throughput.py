@@ -11,6 +11,9 @@ own process by default, so it does not compete with the harness for the GIL. It 
 - ideal time: calls x latency / concurrency (every slot busy all the time, zero overhead);
 - actual time and the ratio ideal / actual (1.0 is perfect);
 - harness overhead per trial: a second run at zero latency, wall time / trials;
+- harness CPU per trial: this process's CPU time (process_time) during the timed run / trials. It
+  counts only the harness (the server has its own process), and it moves less than wall time when
+  other work shares the machine;
 - peak memory of this process (ru_maxrss).
 """
 
@@ -95,8 +98,9 @@ def create_sleeping(model: str) -> ModelAPI:
 
 def measure(
     trials: int, latency: float, concurrency: int, judge: str, client: str, in_process: bool
-) -> tuple[float, int]:
-    """Wall seconds for `trials` trials, and the provider calls they made."""
+) -> tuple[float, float, int]:
+    """Wall seconds and this process's CPU seconds for `trials` trials, and the provider calls
+    they made."""
     with loopback(latency, in_process) as base_url, tempfile.TemporaryDirectory() as out:
         os.environ["OPENAI_COMPATIBLE_BASE_URL"] = base_url
         os.environ.setdefault("OPENAI_COMPATIBLE_API_KEY", "benchmark-dummy-key")
@@ -113,12 +117,12 @@ def measure(
         adapters: dict[str, ModelAPI] = (
             {} if client == "sdk" else {SLEEPING_TARGET: SleepingTarget(SLEEPING_TARGET, latency)}
         )
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         result = asyncio.run(execute(config, build_gateway(config, adapters=adapters)))
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
         calls = sum(1 for c in read_jsonl(result.store.directory / CALLS) if "response" in c)
         assert len(result.records) == trials
-    return elapsed, calls
+    return elapsed, cpu, calls
 
 
 def main() -> None:
@@ -141,16 +145,19 @@ def main() -> None:
         f"trials {args.trials}, latency {args.latency * 1000:g} ms, concurrency {args.concurrency}, "
         f"judge {args.judge}, server {'in-process' if args.in_process_server else 'own process'}"
     )
-    print(f"{'client':<8}{'calls':>7}{'ideal s':>9}{'actual s':>10}{'ratio':>7}{'overhead/trial ms':>19}")
+    print(
+        f"{'client':<8}{'calls':>7}{'ideal s':>9}{'actual s':>10}{'ratio':>7}{'overhead/trial ms':>19}"
+        f"{'cpu/trial ms':>14}"
+    )
     for client in clients:
-        elapsed, calls = measure(
+        elapsed, cpu, calls = measure(
             args.trials, args.latency, args.concurrency, args.judge, client, args.in_process_server
         )
         ideal = calls * args.latency / args.concurrency
-        idle, _ = measure(args.trials, 0.0, args.concurrency, args.judge, client, args.in_process_server)
+        idle, _, _ = measure(args.trials, 0.0, args.concurrency, args.judge, client, args.in_process_server)
         print(
             f"{client:<8}{calls:>7}{ideal:>9.2f}{elapsed:>10.2f}{ideal / elapsed:>7.2f}"
-            f"{idle / args.trials * 1000:>19.2f}"
+            f"{idle / args.trials * 1000:>19.2f}{cpu / args.trials * 1000:>14.2f}"
         )
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory {peak_mib:.1f} MiB (ru_maxrss of the harness process, all runs above)")
