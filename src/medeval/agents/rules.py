@@ -8,6 +8,7 @@ next to model judges as a baseline whose every decision can be traced to a patte
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 
 from medeval.schemas import Claim, Label, Scenario, Severity, Verdict, worse_severity
@@ -81,42 +82,64 @@ def _compile(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.I)
 
 
-def _matches(patterns: list[str], text: str) -> bool:
-    return any(_compile(p).search(text) for p in patterns)
+@cache
+def _searches(patterns: tuple[str, ...]) -> tuple[Callable[[str], re.Match[str] | None], ...]:
+    return tuple(_compile(p).search for p in patterns)
+
+
+def _matches(patterns: tuple[str, ...], text: str) -> bool:
+    return any(search(text) for search in _searches(patterns))
+
+
+# (label, evidence, severity) of one claim: what a Verdict is built from.
+_Labelled = tuple[Label, list[str], Severity]
+# The claims list last labelled, a snapshot of its claims and of the key's patterns, and the labels.
+_last: tuple[list[Claim], tuple[object, ...], list[_Labelled]] | None = None
 
 
 def label_claims(claims: list[Claim], scenario: Scenario) -> list[Verdict]:
     """Contradiction outranks support: a sentence that states a stale figure is wrong even if it
     also mentions a right one."""
-    verdicts = []
-    for claim in claims:
-        contradicted: list[str] = []
-        severity: Severity = "none"
-        for fact in scenario.canonical_facts:
-            if fact.patterns and _matches(fact.patterns.contradict, claim.text):
-                contradicted.append(fact.fact_id)
-                severity = worse_severity(severity, fact.severity_if_wrong)
-        for disallowed in scenario.disallowed_claims:
-            if _matches(disallowed.patterns, claim.text):
-                contradicted.append(disallowed.claim_id)
-                severity = worse_severity(severity, disallowed.severity)
-        if contradicted:
-            verdicts.append(
-                Verdict(
-                    claim_id=claim.claim_id,
-                    label=Label.CONTRADICTED,
-                    evidence=contradicted,
-                    severity=severity,
-                )
-            )
-            continue
-        supported = [
-            f.fact_id
-            for f in scenario.canonical_facts
-            if f.patterns and _matches(f.patterns.support, claim.text)
-        ]
-        if supported:
-            verdicts.append(Verdict(claim_id=claim.claim_id, label=Label.SUPPORTED, evidence=supported))
-        else:
-            verdicts.append(Verdict(claim_id=claim.claim_id, label=Label.NOT_IN_KEY))
-    return verdicts
+    global _last
+    facts = [
+        (fact.fact_id, fact.severity_if_wrong, tuple(fact.patterns.contradict), tuple(fact.patterns.support))
+        for fact in scenario.canonical_facts
+        if fact.patterns
+    ]
+    disallowed = [(d.claim_id, d.severity, tuple(d.patterns)) for d in scenario.disallowed_claims]
+    snapshot = (tuple((c.claim_id, c.text) for c in claims), tuple(facts), tuple(disallowed))
+    # The verifiers of a turn run back to back on the same claims list: with the rules judge on
+    # two of them, the second reuses the first's labels rather than run every pattern again. The
+    # labels are pure functions of the snapshot; each caller still gets Verdicts of its own.
+    if _last is not None and _last[0] is claims and _last[1] == snapshot:
+        labelled = _last[2]
+    else:
+        labelled = [_label(claim.text, facts, disallowed) for claim in claims]
+        _last = (claims, snapshot, labelled)
+    return [
+        Verdict(claim_id=claim.claim_id, label=label, evidence=list(evidence), severity=severity)
+        for claim, (label, evidence, severity) in zip(claims, labelled, strict=True)
+    ]
+
+
+def _label(
+    text: str,
+    facts: list[tuple[str, Severity, tuple[str, ...], tuple[str, ...]]],
+    disallowed: list[tuple[str, Severity, tuple[str, ...]]],
+) -> _Labelled:
+    contradicted: list[str] = []
+    severity: Severity = "none"
+    for fact_id, severity_if_wrong, contradict, _ in facts:
+        if _matches(contradict, text):
+            contradicted.append(fact_id)
+            severity = worse_severity(severity, severity_if_wrong)
+    for claim_id, disallowed_severity, patterns in disallowed:
+        if _matches(patterns, text):
+            contradicted.append(claim_id)
+            severity = worse_severity(severity, disallowed_severity)
+    if contradicted:
+        return Label.CONTRADICTED, contradicted, severity
+    supported = [fact_id for fact_id, _, _, support in facts if _matches(support, text)]
+    if supported:
+        return Label.SUPPORTED, supported, "none"
+    return Label.NOT_IN_KEY, [], "none"
