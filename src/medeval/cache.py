@@ -43,12 +43,20 @@ def default_cache_dir() -> Path:
     return Path(base) / "medeval"
 
 
-def cache_key(spec: str, settings: dict[str, Any], request: ChatRequest, epoch: int | None) -> str:
+def cache_key(
+    spec: str,
+    settings: dict[str, Any],
+    request: ChatRequest,
+    epoch: int | None,
+    *,
+    request_json: dict[str, Any] | None = None,
+) -> str:
+    """`request_json`: `request.model_dump(mode="json")`, when the caller has it already."""
     body = {
         "spec": spec,
         "settings": settings,
         "prompt_sha256": sha256_text(request.system),
-        "request": request.model_dump(mode="json"),
+        "request": request_json if request_json is not None else request.model_dump(mode="json"),
         "epoch": epoch,
     }
     return sha256_text(canonical_json(body))

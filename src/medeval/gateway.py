@@ -94,14 +94,17 @@ class Gateway:
         provider = spec.partition(":")[0]
         call_id = uuid.uuid4().hex[:16]
         key: str | None = None
+        # The request as recorded in every attempt's line (and hashed into the cache key): dumped once.
+        sent = request.model_dump(mode="json")
         if self.cache is not None and self.cache.applies_to(provider):
-            key = cache_key(spec, adapter.settings(), request, ctx.epoch)
+            key = cache_key(spec, adapter.settings(), request, ctx.epoch, request_json=sent)
             hit = self.cache.get(key)
             if hit is not None:
-                self._record(call_id, 0, spec, request, ctx, hit, None, 0.0, None, cache="hit", key=key)
+                self._record(call_id, 0, spec, sent, ctx, hit, None, 0.0, None, cache="hit", key=key)
                 return hit
-        # Jitter is seeded per call site, so a rerun waits the same way (and tests never sleep).
-        rng = random.Random(derive_seed(self._seed, ctx.trial_id, ctx.role, ctx.judge_index, ctx.turn_id))
+        # Jitter is seeded per call site, so a rerun waits the same way (and tests never sleep). The
+        # generator is made on the first failure: most calls never need one.
+        rng: random.Random | None = None
         cache_state = "miss" if key else "off"
         attempt = 0
         while True:
@@ -120,9 +123,13 @@ class Gateway:
                 elapsed = (time.perf_counter() - started) * 1000
             if failure is not None:
                 retrying = self.retry.should_retry(attempt, failure)
-                wait = self.retry.delay(attempt, failure, rng) if retrying else None
+                if retrying and rng is None:
+                    rng = random.Random(
+                        derive_seed(self._seed, ctx.trial_id, ctx.role, ctx.judge_index, ctx.turn_id)
+                    )
+                wait = self.retry.delay(attempt, failure, rng) if rng is not None and retrying else None
                 self._record(
-                    call_id, attempt, spec, request, ctx, None, failure, elapsed, wait, cache=cache_state
+                    call_id, attempt, spec, sent, ctx, None, failure, elapsed, wait, cache=cache_state
                 )
                 if not retrying:
                     raise CallFailed(spec, str(failure), attempt) from failure
@@ -136,7 +143,7 @@ class Gateway:
                 call_id,
                 attempt,
                 spec,
-                request,
+                sent,
                 ctx,
                 response,
                 None,
@@ -152,7 +159,7 @@ class Gateway:
         call_id: str,
         attempt: int,
         spec: str,
-        request: ChatRequest,
+        request: dict[str, Any],
         ctx: CallContext,
         response: ChatResponse | None,
         error: ProviderError | None,
@@ -168,7 +175,7 @@ class Gateway:
             "timestamp": utc_now(),
             **ctx.model_dump(),
             "spec": spec,
-            "request": request.model_dump(mode="json"),
+            "request": request,
             "latency_ms": round(latency_ms, 3),
             "cache": cache,
             "concurrency_limit": self.limits.for_provider(spec.partition(":")[0]).limit,
