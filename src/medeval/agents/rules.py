@@ -25,6 +25,9 @@ _REFUSAL = re.compile(
     re.I,
 )
 _SPECIFIC_FIGURE = re.compile(r"\$\s?\d|\b\d+(?:\.\d+)?\s?%|\b\d{1,2}/\d{1,2}\b")
+# Every specific figure has a digit: a text without one is settled by this one cheap scan.
+_DIGIT = re.compile(r"\d")
+_WORD_CHARACTER = re.compile(r"[A-Za-z0-9]")
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
@@ -45,7 +48,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         if bullet:
             a += bullet.end()
         b = a + len(text[a:b].rstrip())
-        if b - a >= 3 and re.search(r"[A-Za-z0-9]", text[a:b]):
+        if b - a >= 3 and _WORD_CHARACTER.search(text[a:b]):
             out.append((a, b))
     return out
 
@@ -55,7 +58,7 @@ def is_refusal(text: str) -> bool:
 
 
 def has_specific_figure(text: str) -> bool:
-    return bool(_SPECIFIC_FIGURE.search(text))
+    return _DIGIT.search(text) is not None and _SPECIFIC_FIGURE.search(text) is not None
 
 
 def extract_claims(response: str, turn_id: str) -> list[Claim]:

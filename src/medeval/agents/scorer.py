@@ -22,6 +22,11 @@ from medeval.schemas import (
 
 RUBRIC_VERSION = "v1"
 
+# Looked up once: Python 3.11 resolves `Label.X` through a descriptor on every use, and these
+# comparisons run for every claim, once per question group and once for the whole trial.
+_SUPPORTED, _CONTRADICTED = Label.SUPPORTED, Label.CONTRADICTED
+_UNBACKED = (Label.CONTRADICTED, Label.NOT_IN_KEY)
+
 
 def effective_severity(final: FinalClaim, scenario: Scenario) -> Severity:
     """The verifier's severity, floored by what the key says a mistake on the cited item costs."""
@@ -49,8 +54,8 @@ def score(
     refusal: bool = False,
 ) -> Scores:
     decided = [fc for fc in final_claims if fc.label is not None]
-    supported = [fc for fc in decided if fc.label == Label.SUPPORTED]
-    contradicted = [fc for fc in decided if fc.label == Label.CONTRADICTED]
+    supported = [fc for fc in decided if fc.label == _SUPPORTED]
+    contradicted = [fc for fc in decided if fc.label == _CONTRADICTED]
 
     judged = len(supported) + len(contradicted)
     accuracy = len(supported) / judged if judged else None
@@ -63,10 +68,7 @@ def score(
 
     by_id = {c.claim_id: c for c in claims}
     brier_terms = [
-        (
-            CONFIDENCE_PROBABILITY[by_id[fc.claim_id].confidence]
-            - (1.0 if fc.label == Label.SUPPORTED else 0.0)
-        )
+        (CONFIDENCE_PROBABILITY[by_id[fc.claim_id].confidence] - (1.0 if fc.label == _SUPPORTED else 0.0))
         ** 2
         for fc in supported + contradicted
         if fc.claim_id in by_id
@@ -99,9 +101,7 @@ def hallucinated_specifics(final_claims: list[FinalClaim], claims: list[Claim]) 
     """A concrete figure (dollar amount, percentage, date) that the answer key does not back."""
     by_id = {c.claim_id: c for c in claims}
     return any(
-        fc.label in (Label.CONTRADICTED, Label.NOT_IN_KEY)
-        and fc.claim_id in by_id
-        and has_specific_figure(by_id[fc.claim_id].text)
+        fc.label in _UNBACKED and fc.claim_id in by_id and has_specific_figure(by_id[fc.claim_id].text)
         for fc in final_claims
     )
 
@@ -118,10 +118,10 @@ def ship_category(
         return ShipCategory.INCOMPLETE_DATA
     if not scored:
         return ShipCategory.NOT_SCORED
-    contradicted = [fc for fc in final_claims if fc.label == Label.CONTRADICTED]
+    contradicted = [fc for fc in final_claims if fc.label == _CONTRADICTED]
     if any(effective_severity(fc, scenario) in MATERIAL_SEVERITIES for fc in contradicted):
         return ShipCategory.INCORRECT
-    supported = [fc for fc in final_claims if fc.label == Label.SUPPORTED]
+    supported = [fc for fc in final_claims if fc.label == _SUPPORTED]
     if not required_points:
         # A group with nothing required is judged on whether it said anything the key backs.
         return ShipCategory.ACCURATE_COMPLETE if supported else ShipCategory.NOT_SUBSTANTIVE
