@@ -419,3 +419,24 @@ def test_paired_comparison_of_targets_is_in_both_documents(tmp_path: Path) -> No
     assert "| 3 / 3 | 1.000 |" in markdown
     html = paths.html.read_text(encoding="utf-8")
     assert 'id="pairs-table"' in html and '<td class="num">3 / 3</td>' in html
+
+
+def test_pooled_row_beside_the_counselors_covers_only_the_study_groups(tmp_path: Path) -> None:
+    # A SHIP script and a topic scenario in one run: the topic group must not be pooled into the
+    # row that stands beside the counselors' published pooled rates.
+    result = run(
+        RunConfig(
+            scenarios=[SCENARIOS / "ship_medicare_only.json", SCENARIOS / "scenario_001.json"],
+            targets=["fake:accurate"],
+            out=tmp_path,
+        )
+    )
+    [record_mo, record_001] = sorted(result.records, key=lambda r: r.scenario_id != "ship_medicare_only")
+    study_groups = [g for g in record_mo.groups if g.scored]
+    build_report([result.store.directory])
+    rows = read_csv(result.store.directory / "report" / "ship_table.csv")
+    pooled = row_for(rows, question_group="ALL", target="fake:accurate")
+    other = row_for(rows, question_group="ALL-OTHER", target="fake:accurate")
+    assert int(pooled["n"]) == len(study_groups) == 13
+    assert int(other["n"]) == len([g for g in record_001.groups if g.scored]) == 1
+    assert not [r for r in rows if r["question_group"] == "ALL-OTHER" and r["source"] == "counselors"]

@@ -8,7 +8,7 @@ from medeval.reporting.baseline import SHIP_CATEGORIES, baseline_citation
 from medeval.reporting.charts import CATEGORY_LABELS
 from medeval.reporting.model import ReportData, ReportPaths
 from medeval.reporting.stats import Interval
-from medeval.reporting.tables import POOLED, ShipRow
+from medeval.reporting.tables import POOLED, POOLED_OTHER, ShipRow
 
 RESEARCH_BANNER = (
     "> **For research use only.** This report evaluates AI-generated information about Medicare. "
@@ -141,15 +141,16 @@ def ship_lines(data: ReportData, paths: ReportPaths) -> list[str]:
         *(CATEGORY_LABELS[c] for c in SHIP_CATEGORIES),
         "A&C 95% CI",
     )
-    groups = [r for r in data.ship if r.question_group != POOLED]
-    pooled = [r for r in data.ship if r.question_group == POOLED]
+    groups = [r for r in data.ship if r.question_group not in (POOLED, POOLED_OTHER)]
+    pooled = [r for r in data.ship if r.question_group in (POOLED, POOLED_OTHER)]
     chart = paths.charts[0].relative_to(paths.directory).as_posix()
     return [
         "## SHIP-style table",
         "",
         "Counts (and shares) of scored question groups per SHIP category; counselor rows are the published "
         f"SHIP results ({baseline_citation()}). "
-        "The pooled counselor rows cover all 19 scored groups of the study. "
+        "The pooled counselor rows cover all 19 scored groups of the study; the AI rows beside them "
+        "(ALL) pool the same study groups only, and ALL-OTHER pools the groups the study did not have. "
         "Same numbers as `ship_table.csv`.",
         "",
         *table(header, [ship_cells(r) for r in groups]),

@@ -23,6 +23,8 @@ from medeval.reporting.load import Corpus
 from medeval.reporting.stats import Interval, cluster_bootstrap_mean, wilson
 
 POOLED = "ALL"
+#: The AI targets pooled over question groups the study did not have: no counselor baseline.
+POOLED_OTHER = "ALL-OTHER"
 SCORED_FILTER = "scored AND ship_category <> 'not_scored'"
 
 
@@ -191,11 +193,18 @@ def target_order(corpus: Corpus) -> list[str]:
     ]
 
 
-def _ship_counts(corpus: Corpus, *, by_group: bool) -> dict[tuple[str, str], dict[str, int]]:
+def _ship_counts(
+    corpus: Corpus, *, by_group: bool, within: set[str] | None = None, outside: set[str] | None = None
+) -> dict[tuple[str, str], dict[str, int]]:
     group = "question_group" if by_group else "''"
+    where, params = SCORED_FILTER, []
+    for groups, operator in ((within, "IN"), (outside, "NOT IN")):
+        if groups is not None:
+            where += f" AND question_group {operator} (SELECT unnest(?::VARCHAR[]))"
+            params.append(sorted(groups))
     rows = corpus.query(
-        f"SELECT {group}, target, ship_category, count(*) FROM trial_groups "
-        f"WHERE {SCORED_FILTER} GROUP BY ALL"
+        f"SELECT {group}, target, ship_category, count(*) FROM trial_groups WHERE {where} GROUP BY ALL",
+        params,
     )
     out: dict[tuple[str, str], dict[str, int]] = {}
     for question_group, target, category, count in rows:
@@ -227,8 +236,10 @@ def question_groups(corpus: Corpus) -> list[str]:
 
 def ship_rows(corpus: Corpus) -> list[ShipRow]:
     """Per question group: each AI target, then the counselors (phone, face to face, combined) where
-    the study scored that group. Last, the pooled rows: each target over every group it answered, and
-    the counselors over all 19 scored groups of the study (the published pooled rates)."""
+    the study scored that group. Last, the pooled rows: each target over the study's question groups it
+    answered beside the counselors over all 19 scored groups (the published pooled rates), so that
+    like is pooled with like; then each target over the groups the study did not have (topic
+    scenarios), with no counselor row."""
     counts = _ship_counts(corpus, by_group=True)
     targets = target_order(corpus)
     rows: list[ShipRow] = []
@@ -241,17 +252,22 @@ def ship_rows(corpus: Corpus) -> list[ShipRow]:
         for mode in MODES:
             if mode in human:
                 rows.append(_row(group, topic, "counselors", MODE_LABELS[mode], dict(human[mode].counts)))
-    pooled = _ship_counts(corpus, by_group=False)
+    study_groups = {row.question_group for row in load_baseline()}
+    pooled = _ship_counts(corpus, by_group=False, within=study_groups)
     for target in targets:
         if ("", target) in pooled:
-            rows.append(_row(POOLED, "All question groups", "ai", target, pooled[("", target)]))
+            rows.append(_row(POOLED, "All study question groups", "ai", target, pooled[("", target)]))
     for mode in MODES:
         total = dict.fromkeys(SHIP_CATEGORIES, 0)
         for row in load_baseline():
             if row.mode == mode:
                 for category in SHIP_CATEGORIES:
                     total[category] += row.counts[category]
-        rows.append(_row(POOLED, "All question groups", "counselors", MODE_LABELS[mode], total))
+        rows.append(_row(POOLED, "All study question groups", "counselors", MODE_LABELS[mode], total))
+    others = _ship_counts(corpus, by_group=False, outside=study_groups)
+    for target in targets:
+        if ("", target) in others:
+            rows.append(_row(POOLED_OTHER, "All other question groups", "ai", target, others[("", target)]))
     return rows
 
 
