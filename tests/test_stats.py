@@ -141,7 +141,7 @@ def test_mean_difference_is_welch() -> None:
     assert result.p_value == pytest.approx(reference.pvalue)
     assert result.difference == pytest.approx(np.mean(b) - np.mean(a))
     constant = mean_difference([1.0, 1.0], [0.0, 0.0])
-    assert constant.difference == -1.0 and constant.significant
+    assert constant.difference == -1.0 and constant.p_value is None and not constant.significant
     assert not mean_difference([1.0, 1.0], [1.0, 1.0]).significant
 
 

@@ -213,8 +213,9 @@ def mean_difference(a: Sequence[float], b: Sequence[float], confidence: float = 
     diff = mean_b - mean_a
     spread = (xa.var(ddof=1) if xa.size > 1 else 0.0) + (xb.var(ddof=1) if xb.size > 1 else 0.0)
     if xa.size < 2 or xb.size < 2 or spread == 0.0:
-        # No within-sample variation: the samples are constant, so any difference is exact.
-        p_value = None if xa.size < 2 or xb.size < 2 else (1.0 if diff == 0 else 0.0)
+        # No within-sample variation: a t test is undefined, and calling a difference between two
+        # constant samples "certain" would overstate what a few sampled runs show.
+        p_value = None
         return Difference(
             a=mean_a,
             b=mean_b,
