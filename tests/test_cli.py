@@ -50,11 +50,12 @@ def test_specification_command_line_works_verbatim_and_reproduces(tmp_path: Path
     ]
     runs = []
     for _ in range(2):
+        before = set((tmp_path / "runs").iterdir()) if (tmp_path / "runs").exists() else set()
         done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
         assert done.returncode == 0, done.stderr
         assert "research use only" in done.stderr.lower()
         assert "fake:accurate" in done.stdout
-        latest = max((tmp_path / "runs").iterdir())
+        [latest] = set((tmp_path / "runs").iterdir()) - before
         runs.append([stable(r) for r in read_jsonl(latest / "results.jsonl")])
     assert len(list((tmp_path / "runs").iterdir())) == 2
     assert runs[0] == runs[1]
@@ -149,3 +150,20 @@ def test_demo_prints_the_summary(tmp_path: Path) -> None:
     for profile in ("fake:accurate", "fake:incomplete", "fake:outdated", "fake:invented", "fake:refusal"):
         assert profile in done.stdout
     assert "run directory:" in done.stdout
+
+
+def test_unreadable_env_file_is_one_line_error(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_bytes(b"OPENAI_API_KEY=\xff\xfe\n")
+    done = medeval("version", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: ") and ".env: cannot read it as UTF-8 text" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_env_file_supplies_keys_without_overriding_the_environment(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("OPENAI_API_KEY=from-dotenv\n")
+    done = medeval("models", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    openai_row = next(line for line in done.stdout.splitlines() if line.startswith("│ openai "))
+    assert "missing" not in openai_row
+    assert "from-dotenv" not in done.stdout  # presence only, never the value

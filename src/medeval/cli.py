@@ -251,10 +251,17 @@ def _one_line_warning(message: Warning | str, category: type[Warning], *_: objec
     return f"warning: {message}\n"
 
 
+def _load_env_file(path: Path) -> None:
+    try:
+        load_dotenv(path, override=False)
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserError(f"{path}: cannot read it as UTF-8 text ({error}); fix or remove the file") from None
+
+
 def main() -> None:
     warnings.formatwarning = _one_line_warning
-    load_dotenv(Path.cwd() / ".env", override=False)
     try:
+        _load_env_file(Path.cwd() / ".env")
         code = app(standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
