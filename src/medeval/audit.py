@@ -136,7 +136,11 @@ def check_heads(
 def check_inputs(run_dir: Path, manifest: dict[str, Any], findings: list[Finding]) -> None:
     """The manifest's prompt and scenario hashes against the files."""
     installed = prompt_hashes()
-    for role, recorded in sorted(manifest.get("prompts", {}).items()):
+    prompts = manifest.get("prompts")
+    if not isinstance(prompts, dict):
+        findings.append(Finding(severity="error", file=MANIFEST, message="no prompt hashes recorded"))
+        prompts = {}
+    for role, recorded in sorted(prompts.items()):
         if installed.get(role) != recorded:
             findings.append(
                 Finding(
@@ -147,6 +151,11 @@ def check_inputs(run_dir: Path, manifest: dict[str, Any], findings: list[Finding
             )
     workdir = Path(manifest.get("working_directory") or ".")
     for entry in manifest.get("scenarios", []):
+        if not isinstance(entry, dict) or not {"path", "sha256", "scenario_id"} <= entry.keys():
+            findings.append(
+                Finding(severity="error", file=MANIFEST, message=f"malformed scenario entry {entry!r}")
+            )
+            continue
         path = Path(entry["path"])
         path = path if path.is_absolute() else workdir / path
         if not path.is_file():
@@ -191,15 +200,29 @@ def check_source_run(manifest: dict[str, Any], findings: list[Finding]) -> None:
         )
 
 
+def _read_object(path: Path) -> dict[str, Any] | Finding:
+    """A JSON object from a run file, or the finding that says why it is not one."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        return Finding(severity="error", file=path.name, message=f"unreadable: {error}")
+    except json.JSONDecodeError as error:
+        return Finding(
+            severity="error", file=path.name, message=f"not JSON: {error.msg} (line {error.lineno})"
+        )
+    if not isinstance(value, dict):
+        return Finding(severity="error", file=path.name, message="not a JSON object")
+    return value
+
+
 def verify_run(run_dir: Path) -> list[Finding]:
     findings: list[Finding] = []
     manifest_path = run_dir / MANIFEST
     if not manifest_path.is_file():
         return [Finding(severity="error", file=MANIFEST, message=f"not found in {run_dir}")]
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        return [Finding(severity="error", file=MANIFEST, message=f"not JSON: {error.msg}")]
+    manifest = _read_object(manifest_path)
+    if isinstance(manifest, Finding):
+        return [manifest]
     states = {name: check_chain(run_dir / name, findings) for name in (RESULTS, CALLS)}
     checkpoint_path = run_dir / CHECKPOINT
     if not checkpoint_path.is_file():
@@ -207,7 +230,10 @@ def verify_run(run_dir: Path) -> list[Finding]:
             Finding(severity="error", file=CHECKPOINT, message="missing: truncation cannot be ruled out")
         )
     else:
-        checkpoint = json.loads(checkpoint_path.read_text(encoding="utf-8"))
+        checkpoint = _read_object(checkpoint_path)
+        if isinstance(checkpoint, Finding):
+            findings.append(checkpoint)
+            checkpoint = {}
         if checkpoint.get("manifest_sha256") != sha256_file(manifest_path):
             findings.append(Finding(severity="error", file=MANIFEST, message="changed since the run started"))
         if not any(f.severity == "error" and f.file == RESULTS for f in findings):

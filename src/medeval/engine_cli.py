@@ -89,6 +89,8 @@ def report_interrupted(stop: RunInterrupted) -> None:
 
 def verify_command(run_dir: Path) -> int:
     """Print every finding, one per line; 0 when nothing is wrong, 1 otherwise."""
+    if not run_dir.is_dir() or not any(run_dir.iterdir()):
+        raise UserError(f"{run_dir} is not a run directory; pass a directory made by medeval run")
     findings = verify_run(run_dir)
     for finding in findings:
         stream = sys.stdout if finding.severity == "ok" else sys.stderr

@@ -28,6 +28,7 @@ from medeval import __version__
 from medeval.adapters.base import ModelAPI
 from medeval.adapters.registry import parse_spec
 from medeval.adapters.retry import Sleeper, real_sleep
+from medeval.audit import verify_run
 from medeval.budget import check_budget
 from medeval.cache import ResponseCache, default_cache_dir
 from medeval.config import DEFAULT_JUDGE, RunConfig
@@ -221,7 +222,10 @@ def resume_config(run_dir: Path, *, action: str = "resume") -> RunConfig:
             f"cannot {action} {run_dir}: {missing.args[0]} not found; pass a run directory"
         ) from None
     except json.JSONDecodeError as broken:
-        raise ConfigError(f"cannot {action} {run_dir}: manifest.json is not JSON ({broken.msg})") from None
+        raise ConfigError(
+            f"cannot {action} {run_dir}: its manifest.json or checkpoint.json is not JSON ({broken.msg}); "
+            f"see medeval verify {run_dir}"
+        ) from None
     if action == "resume" and manifest.get("source_run"):
         raise ConfigError(
             f"cannot resume {run_dir}: it is a rescore of run {manifest['source_run']['run_id']}; "
@@ -266,13 +270,13 @@ async def execute(
     if resume is not None:
         store = RunStore.open(resume)
         check_resumable(store.read_manifest(), scenarios)
+        check_intact(resume)
         done_keys = {str(t.get("trial_key")) for t in store.trials()}
         spent = sum(float(c.get("cost_usd") or 0.0) for c in store.call_records())
     todo = [(i, p) for i, p in enumerate(plans, start=1) if p.key(config.seed) not in done_keys]
     check_budget(config, [p for _, p in todo], spent, gateway.meter.prices)
     if store is None:
-        config.out.mkdir(parents=True, exist_ok=True)
-        store = RunStore.create(config.out)
+        store = _create_store(config.out)
         store.write_manifest(build_manifest(config, store, scenarios, gateway))
         store.write_checkpoint()
     if on_store is not None:
@@ -309,6 +313,29 @@ async def execute(
         store.write_summary(run_summary(store, len(plans), outcome))
     records.sort(key=lambda r: r.trial_id)
     return RunResult(store, records, outcome)
+
+
+def _create_store(parent: Path) -> RunStore:
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        return RunStore.create(parent)
+    except OSError as error:
+        raise ConfigError(
+            f"cannot create a run directory in {parent} ({error.strerror or error}); "
+            "pass --out with a writable folder"
+        ) from None
+
+
+def check_intact(run_dir: Path) -> None:
+    """Resume only a run that `medeval verify` passes: appending to a run with a deleted record or a
+    changed prompt would hide the damage behind a fresh checkpoint, or mix two prompts in one run."""
+    errors = [f for f in verify_run(run_dir) if f.severity == "error"]
+    if errors:
+        raise ConfigError(
+            f"cannot resume {run_dir}: {errors[0]}"
+            + (f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else "")
+            + f"; see medeval verify {run_dir}, or start a new run"
+        )
 
 
 def check_resumable(manifest: dict[str, Any], scenarios: list[LoadedScenario]) -> None:
