@@ -2,12 +2,43 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SCENARIOS = REPO / "scenarios" / "v1"
+
+# Fields that legitimately differ between two runs of the same configuration.
+VOLATILE = {"trial_id", "run_id", "started_at", "finished_at", "hash", "prev_hash"}
+
+
+def stable(record: dict[str, Any]) -> dict[str, Any]:
+    """A trial record without the fields that differ between identical runs."""
+    return {k: v for k, v in record.items() if k not in VOLATILE}
+
+
+def only_run(parent: Path) -> Path:
+    """The single run directory a test made under `parent`."""
+    runs = [p for p in parent.iterdir() if p.is_dir()]
+    assert len(runs) == 1, runs
+    return runs[0]
+
+
+def medeval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The command line in a subprocess, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "medeval", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
 
 _LEAKY_VARIABLES = (
     "OPENAI_API_KEY",

@@ -10,7 +10,9 @@ import pytest
 
 from medeval.config import RunConfig
 from medeval.loopback import LoopbackServer
-from tests.conftest import SCENARIOS
+from tests.conftest import SCENARIOS, only_run, stable
+
+__all__ = ["SCENARIOS", "only_run", "stable"]  # shared with the engine tests through this module
 
 SCENARIO_001 = SCENARIOS / "scenario_001.json"
 FOLLOWUP = SCENARIOS / "employer_coverage_followup.json"
@@ -19,7 +21,6 @@ LOOP_JUDGE = "openai-compatible:shopper-judge"
 #: A key that exists only here, so finding it anywhere in a run directory or cache is a leak.
 DUMMY_KEY = "sk-medeval-dummy-4c1e8f2b9a7d"
 #: Fields that legitimately differ between two runs of the same configuration.
-VOLATILE = {"trial_id", "run_id", "started_at", "finished_at", "hash", "prev_hash"}
 
 
 def point_at(server: LoopbackServer, monkeypatch: pytest.MonkeyPatch, cache_dir: Path) -> None:
@@ -47,13 +48,3 @@ def strict_lines(path: Path) -> list[dict[str, Any]]:
     """Every line of a JSONL file, each of which must parse."""
     lines = path.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
-
-
-def stable(trial: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in trial.items() if k not in VOLATILE}
-
-
-def only_run(parent: Path) -> Path:
-    runs = [p for p in parent.iterdir() if p.is_dir()]
-    assert len(runs) == 1, runs
-    return runs[0]

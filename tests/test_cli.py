@@ -10,24 +10,8 @@ from pathlib import Path
 from medeval.schemas import TrialRecord
 from medeval.storage import read_jsonl
 
-from .conftest import REPO, SCENARIOS
+from .conftest import REPO, SCENARIOS, medeval, only_run
 from .test_pipeline import stable
-
-
-def medeval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "medeval", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
-def only_run(parent: Path) -> Path:
-    [directory] = [p for p in parent.iterdir() if p.is_dir()]
-    return directory
 
 
 def test_specification_command_line_works_verbatim_and_reproduces(tmp_path: Path) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,7 @@ from medeval.config import RunConfig
 from medeval.errors import ConfigError
 from medeval.orchestrator import run
 
-from .conftest import SCENARIOS
+from .conftest import SCENARIOS, medeval
 
 
 def small_run(out: Path) -> Path:
@@ -21,17 +19,6 @@ def small_run(out: Path) -> Path:
         scenarios=[SCENARIOS / "scenario_001.json"], targets=["fake:accurate", "fake:refusal"], out=out
     )
     return run(config).store.directory
-
-
-def medeval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "medeval", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def test_resume_refuses_a_run_whose_last_record_was_deleted(tmp_path: Path) -> None:

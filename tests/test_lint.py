@@ -3,26 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from medeval.lint import Finding, lint_file, lint_paths
 from medeval.scenarios import expand_paths
 
-from .conftest import REPO, SCENARIOS
-
-
-def medeval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "medeval", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+from .conftest import REPO, SCENARIOS, medeval
 
 
 def base() -> dict[str, Any]:

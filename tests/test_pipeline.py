@@ -16,16 +16,10 @@ from medeval.orchestrator import run
 from medeval.schemas import Label, ShipCategory, TrialRecord
 from medeval.storage import read_jsonl
 
-from .conftest import SCENARIOS
+from .conftest import SCENARIOS, stable
 
 SCENARIO_001 = SCENARIOS / "scenario_001.json"
 FOLLOWUP = SCENARIOS / "employer_coverage_followup.json"
-# Fields that legitimately differ between two runs of the same configuration.
-VOLATILE = {"trial_id", "run_id", "started_at", "finished_at", "hash", "prev_hash"}
-
-
-def stable(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if k not in VOLATILE}
 
 
 def config(tmp_path: Path, **overrides: Any) -> RunConfig:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import re
-import subprocess
 import sys
 from html import escape
 from pathlib import Path
@@ -22,7 +21,7 @@ from medeval.reporting.load import Corpus
 from medeval.schemas import ShipCategory, Unscored
 from medeval.storage import TornLineWarning
 
-from .conftest import SCENARIOS
+from .conftest import SCENARIOS, medeval
 from .test_report_support import FACTS, SOURCE, make_record, write_run, write_scenario
 
 AC = ShipCategory.ACCURATE_COMPLETE
@@ -347,17 +346,6 @@ def test_duckdb_reads_every_run_without_python_records(tmp_path: Path) -> None:
         assert count == 14  # 7 per target
     finally:
         corpus.close()
-
-
-def medeval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "medeval", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def test_report_command_writes_and_names_its_files(tmp_path: Path) -> None:
