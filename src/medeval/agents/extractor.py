@@ -7,11 +7,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from medeval.adapters.base import ChatRequest, Message, Sampling
+from medeval.adapters.base import ChatRequest
 from medeval.agents import rules
-from medeval.agents.structured import call_structured, output_schema
+from medeval.agents.structured import call_structured, role_request
 from medeval.gateway import CallContext, Gateway
-from medeval.prompts import load_prompt
 from medeval.schemas import Claim, ExtractorOutput
 
 RULES = "rules"
@@ -40,19 +39,8 @@ def locate_quote(text: str, quote: str, start: int = 0) -> tuple[int, int] | Non
 
 
 def extraction_request(question: str, response: str, seed: int, metadata: dict[str, str]) -> ChatRequest:
-    return ChatRequest(
-        system=load_prompt("extractor"),
-        messages=[
-            Message(
-                role="user",
-                content=f"<question>\n{question}\n</question>\n<response>\n{response}\n</response>",
-            )
-        ],
-        sampling=Sampling(temperature=0.0),
-        seed=seed,
-        output_schema=output_schema("extraction", ExtractorOutput),
-        metadata=metadata,
-    )
+    content = f"<question>\n{question}\n</question>\n<response>\n{response}\n</response>"
+    return role_request("extractor", content, ("extraction", ExtractorOutput), seed=seed, metadata=metadata)
 
 
 async def extract(

@@ -6,10 +6,8 @@ from __future__ import annotations
 import json
 import re
 
-from medeval.adapters.base import ChatRequest, Message, Sampling
-from medeval.agents.structured import call_structured, output_schema
+from medeval.agents.structured import call_structured, role_request
 from medeval.gateway import CallContext, Gateway
-from medeval.prompts import load_prompt
 from medeval.schemas import QuestionerOutput, Scenario, ScriptedTurn
 
 
@@ -38,13 +36,13 @@ async def paraphrase(
         f"<persona>\n{persona}\n</persona>\n<instructions>\n{instructions}\n</instructions>\n"
         f"<scripted_turns>\n{json.dumps(turns, ensure_ascii=False)}\n</scripted_turns>"
     )
-    request = ChatRequest(
-        system=load_prompt("questioner"),
-        messages=[Message(role="user", content=content)],
-        sampling=Sampling(temperature=0.7),
+    request = role_request(
+        "questioner",
+        content,
+        ("paraphrase", QuestionerOutput),
         seed=seed,
-        output_schema=output_schema("paraphrase", QuestionerOutput),
-        metadata={"role": "questioner", "scenario_id": scenario.scenario_id},
+        metadata={"scenario_id": scenario.scenario_id},
+        temperature=0.7,
     )
     result = await call_structured(gateway, spec, request, QuestionerOutput, ctx)
     if result.value is None:

@@ -11,8 +11,9 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from medeval.adapters.base import ChatRequest, ChatResponse, Message, OutputSchema
+from medeval.adapters.base import ChatRequest, ChatResponse, Message, OutputSchema, Sampling
 from medeval.gateway import CallContext, CallFailed, Gateway
+from medeval.prompts import load_prompt
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -33,6 +34,27 @@ class StructuredResult(Generic[T]):
 
 def output_schema(name: str, model: type[BaseModel]) -> OutputSchema:
     return OutputSchema(name=name, json_schema=model.model_json_schema())
+
+
+def role_request(
+    role: str,
+    content: str,
+    schema: tuple[str, type[BaseModel]],
+    *,
+    seed: int,
+    metadata: dict[str, str],
+    temperature: float = 0.0,
+) -> ChatRequest:
+    """A model-backed role's request: its own system prompt, one user message holding the material
+    as delimited data, and the JSON schema its answer must follow."""
+    return ChatRequest(
+        system=load_prompt(role),
+        messages=[Message(role="user", content=content)],
+        sampling=Sampling(temperature=temperature),
+        seed=seed,
+        output_schema=output_schema(*schema),
+        metadata={"role": role, **metadata},
+    )
 
 
 def parse_output(text: str, model: type[T]) -> T:

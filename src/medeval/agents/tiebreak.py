@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import json
 
-from medeval.adapters.base import ChatRequest, Message, Sampling
-from medeval.agents.structured import call_structured, output_schema
+from medeval.agents.structured import call_structured, role_request
 from medeval.agents.verifier import answer_key_json
 from medeval.gateway import CallContext, Gateway
-from medeval.prompts import load_prompt
 from medeval.schemas import AdjudicatorModelOutput, Claim, FinalClaim, Scenario, TieBreak
 
 
@@ -37,13 +35,12 @@ async def break_ties(
         f"<answer_key>\n{answer_key_json(scenario)}\n</answer_key>\n"
         f"<disputed_claims>\n{json.dumps(disputed, ensure_ascii=False, indent=1)}\n</disputed_claims>"
     )
-    request = ChatRequest(
-        system=load_prompt("adjudicator"),
-        messages=[Message(role="user", content=content)],
-        sampling=Sampling(temperature=0.0),
+    request = role_request(
+        "adjudicator",
+        content,
+        ("adjudication", AdjudicatorModelOutput),
         seed=seed,
-        output_schema=output_schema("adjudication", AdjudicatorModelOutput),
-        metadata={"role": "adjudicator", "scenario_id": scenario.scenario_id},
+        metadata={"scenario_id": scenario.scenario_id},
     )
     result = await call_structured(gateway, spec, request, AdjudicatorModelOutput, ctx)
     if result.value is None:

@@ -6,12 +6,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from medeval.adapters.base import ChatRequest, Message, Sampling
 from medeval.agents import rules
 from medeval.agents.extractor import RULES
-from medeval.agents.structured import call_structured, output_schema
+from medeval.agents.structured import call_structured, role_request
 from medeval.gateway import CallContext, Gateway
-from medeval.prompts import load_prompt
 from medeval.schemas import Claim, Scenario, Verdict, VerifierOutput
 
 
@@ -86,13 +84,12 @@ async def verify(
         f"<question>\n{question}\n</question>\n"
         f"<claims>\n{claims_json(claims, response)}\n</claims>"
     )
-    request = ChatRequest(
-        system=load_prompt("verifier"),
-        messages=[Message(role="user", content=content)],
-        sampling=Sampling(temperature=0.0),
+    request = role_request(
+        "verifier",
+        content,
+        ("verification", VerifierOutput),
         seed=seed,
-        output_schema=output_schema("verification", VerifierOutput),
-        metadata={"role": "verifier", "turn_id": ctx.turn_id or "", "scenario_id": scenario.scenario_id},
+        metadata={"turn_id": ctx.turn_id or "", "scenario_id": scenario.scenario_id},
     )
     result = await call_structured(gateway, spec, request, VerifierOutput, ctx, max_attempts=max_attempts)
     if result.value is None:
