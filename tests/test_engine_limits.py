@@ -85,3 +85,21 @@ def test_a_throttled_slot_lowers_that_provider_only() -> None:
         return limits.for_provider("a").limit, limits.for_provider("b").limit
 
     assert asyncio.run(scenario()) == (4, 8)
+
+
+def test_a_pause_is_waited_once_through_the_injected_sleep_even_if_the_clock_stands_still() -> None:
+    # The gateway's tests inject a no-op sleep while the real clock barely moves: the limiter must
+    # hand the pause to that sleep once, not poll the clock until the pause has really passed.
+    slept: list[float] = []
+
+    async def no_op_sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    async def scenario() -> None:
+        limit = AdaptiveLimit(2, pause_cap=60.0, sleep=no_op_sleep, clock=lambda: 100.0)
+        await limit.acquire()
+        await limit.release(throttled=True, retry_after=20.0)
+        await asyncio.wait_for(limit.acquire(), timeout=5)
+
+    asyncio.run(scenario())
+    assert slept == [20.0]
