@@ -85,3 +85,29 @@ def test_a_decision_without_evidence_is_a_schema_error() -> None:
     )
     assert result.verdicts == []
     assert result.error is not None and "must cite fact ids" in result.error
+
+
+PART_B = load_scenario(SCENARIOS / "topic_part_b_costs.json")
+
+
+def label_of(text: str) -> tuple[Label, list[str]]:
+    [verdict] = label_claims(extract_claims(text, "Q1"), PART_B)
+    return verdict.label, verdict.evidence
+
+
+def test_a_stale_figure_named_as_the_past_is_not_a_contradiction() -> None:
+    # Correct answers often give last year's figure for comparison; that is not an error.
+    for text in (
+        "In 2026 the standard Part B premium is $202.90 a month, up from $185 in 2025.",
+        "The Part B premium was $185.00 in 2025 and is $202.90 in 2026.",
+    ):
+        assert label_of(text) == (Label.SUPPORTED, ["PARTB_PREMIUM_2026"]), text
+
+
+def test_a_stale_figure_stated_as_current_is_still_contradicted() -> None:
+    for text in (
+        "The standard Part B premium is $185 a month.",
+        "The Part B premium is $185 a month in 2026.",
+        "Expect to pay $185 a month for Part B, up from last year.",
+    ):
+        assert label_of(text)[0] == Label.CONTRADICTED, text

@@ -8,7 +8,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from medeval.agents import adjudicator, rules, scorer
-from medeval.agents.extractor import extract
+from medeval.agents.extractor import RULES, extract
 from medeval.agents.tiebreak import break_ties
 from medeval.agents.verifier import Verification, verify
 from medeval.config import RunConfig
@@ -161,22 +161,28 @@ async def _judge_turn(
         ctx=ctx.model_copy(update={"role": "extractor"}),
         max_attempts=config.judge_max_attempts,
     )
-    verifications: list[Verification] = await asyncio.gather(
-        *(
-            verify(
-                gateway,
-                config.judge_spec(i),
-                scenario=plan.scenario,
-                question=answer.question,
-                response=answer.response,
-                claims=extraction.claims,
-                seed=derive_seed(config.seed, "verifier", i, key, turn_id),
-                ctx=ctx.model_copy(update={"role": "verifier", "judge_index": i}),
-                max_attempts=config.judge_max_attempts,
-            )
-            for i in range(config.judge_count)
+    # The rules judge is a pure function of the claims and the key: when several verifiers are
+    # `rules`, label once and give each its own copy of the verdicts.
+    specs = [config.judge_spec(i) for i in range(config.judge_count)]
+    by_rules = rules.label_claims(extraction.claims, plan.scenario) if RULES in specs else []
+
+    async def one(index: int) -> Verification:
+        spec = specs[index]
+        if spec == RULES:
+            return Verification([v.model_copy() for v in by_rules])
+        return await verify(
+            gateway,
+            spec,
+            scenario=plan.scenario,
+            question=answer.question,
+            response=answer.response,
+            claims=extraction.claims,
+            seed=derive_seed(config.seed, "verifier", index, key, turn_id),
+            ctx=ctx.model_copy(update={"role": "verifier", "judge_index": index}),
+            max_attempts=config.judge_max_attempts,
         )
-    )
+
+    verifications: list[Verification] = await asyncio.gather(*(one(i) for i in range(config.judge_count)))
     records = [
         JudgeVerdicts(
             judge_index=i,

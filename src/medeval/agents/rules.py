@@ -94,46 +94,63 @@ def _matches(patterns: tuple[str, ...], text: str) -> bool:
     return any(search(text) for search in _searches(patterns))
 
 
-# (label, evidence, severity) of one claim: what a Verdict is built from.
-_Labelled = tuple[Label, list[str], Severity]
-# The claims list last labelled, a snapshot of its claims and of the key's patterns, and the labels.
-_last: tuple[list[Claim], tuple[object, ...], list[_Labelled]] | None = None
+# A stale figure named as the past, not asserted as the present: "up from $185", "compared with
+# $2,000", "$185 in 2025" (an earlier year than the key's). Such a sentence is not a contradiction.
+_MOVED_FROM = re.compile(
+    r"(?:\b(?:up|down|increas\w*|decreas\w*|ris\w*|rose|climb\w*|went up|jump\w*|chang\w*)\s+from"
+    r"|\bcompared\s+(?:with|to))\s*(?:about\s+|roughly\s+)?$",
+    re.I,
+)
+_DATED_AFTER = re.compile(r"^[^.;:]{0,20}?\b(?:in|for|during)\s+(?:plan\s+year\s+)?(20\d\d)\b", re.I)
+
+
+def _named_as_past(text: str, match: re.Match[str], current_year: int) -> bool:
+    if _MOVED_FROM.search(text[max(0, match.start() - 40) : match.start()]):
+        return True
+    dated = _DATED_AFTER.match(text[match.end() :])
+    return dated is not None and int(dated.group(1)) < current_year
+
+
+def _contradicts(patterns: tuple[str, ...], text: str, current_year: int) -> bool:
+    return any(
+        not _named_as_past(text, match, current_year)
+        for pattern in patterns
+        for match in _compile(pattern).finditer(text)
+    )
+
+
+# A fact as the rules judge uses it: (id, severity if wrong, contradict patterns, support patterns).
+_Fact = tuple[str, Severity, tuple[str, ...], tuple[str, ...]]
+_Disallowed = tuple[str, Severity, tuple[str, ...]]
 
 
 def label_claims(claims: list[Claim], scenario: Scenario) -> list[Verdict]:
-    """Contradiction outranks support: a sentence that states a stale figure is wrong even if it
-    also mentions a right one."""
-    global _last
-    facts = [
+    """Contradiction outranks support: a sentence that states a stale figure as current is wrong
+    even if it also mentions a right one. A stale figure named as the past ("up from $185 in
+    2025") is not a contradiction."""
+    facts: list[_Fact] = [
         (fact.fact_id, fact.severity_if_wrong, tuple(fact.patterns.contradict), tuple(fact.patterns.support))
         for fact in scenario.canonical_facts
         if fact.patterns
     ]
-    disallowed = [(d.claim_id, d.severity, tuple(d.patterns)) for d in scenario.disallowed_claims]
-    snapshot = (tuple((c.claim_id, c.text) for c in claims), tuple(facts), tuple(disallowed))
-    # The verifiers of a turn run back to back on the same claims list: with the rules judge on
-    # two of them, the second reuses the first's labels rather than run every pattern again. The
-    # labels are pure functions of the snapshot; each caller still gets Verdicts of its own.
-    if _last is not None and _last[0] is claims and _last[1] == snapshot:
-        labelled = _last[2]
-    else:
-        labelled = [_label(claim.text, facts, disallowed) for claim in claims]
-        _last = (claims, snapshot, labelled)
-    return [
-        Verdict(claim_id=claim.claim_id, label=label, evidence=list(evidence), severity=severity)
-        for claim, (label, evidence, severity) in zip(claims, labelled, strict=True)
+    disallowed: list[_Disallowed] = [
+        (d.claim_id, d.severity, tuple(d.patterns)) for d in scenario.disallowed_claims
     ]
+    year = scenario.effective_date.year
+    verdicts = []
+    for claim in claims:
+        label, evidence, severity = _label(claim.text, facts, disallowed, year)
+        verdicts.append(Verdict(claim_id=claim.claim_id, label=label, evidence=evidence, severity=severity))
+    return verdicts
 
 
 def _label(
-    text: str,
-    facts: list[tuple[str, Severity, tuple[str, ...], tuple[str, ...]]],
-    disallowed: list[tuple[str, Severity, tuple[str, ...]]],
-) -> _Labelled:
+    text: str, facts: list[_Fact], disallowed: list[_Disallowed], current_year: int
+) -> tuple[Label, list[str], Severity]:
     contradicted: list[str] = []
     severity: Severity = "none"
     for fact_id, severity_if_wrong, contradict, _ in facts:
-        if _matches(contradict, text):
+        if contradict and _contradicts(contradict, text, current_year):
             contradicted.append(fact_id)
             severity = worse_severity(severity, severity_if_wrong)
     for claim_id, disallowed_severity, patterns in disallowed:
