@@ -19,11 +19,8 @@ from anthropic._constants import ANTHROPIC_API_VERSION
 
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, Usage
 from medeval.adapters.catalog import (
-    check_lifecycle,
-    family_for,
+    CatalogModel,
     filter_sampling,
-    provider_info,
-    wire_model_id,
 )
 from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
 from medeval.keys import endpoint, require_key
@@ -33,7 +30,7 @@ DEFAULT_TIMEOUT = 120.0
 DEFAULT_MAX_TOKENS = 1024
 
 
-class AnthropicAdapter(ModelAPI):
+class AnthropicAdapter(CatalogModel):
     provider = "anthropic"
     key_variables = ("ANTHROPIC_API_KEY",)
 
@@ -46,12 +43,8 @@ class AnthropicAdapter(ModelAPI):
         timeout: float = DEFAULT_TIMEOUT,
         today: date | None = None,
     ) -> None:
-        super().__init__(model)
-        check_lifecycle(self.provider, model, today)
-        info = provider_info(self.provider)
-        self.wire_model = wire_model_id(self.provider, model)
-        self.family = family_for(self.provider, model)
-        self.timeout = timeout
+        super().__init__(model, timeout=timeout, today=today)
+        info = self.info
         # The key is always passed explicitly, so no profile on disk or workload identity is used.
         self._client = AsyncAnthropic(
             api_key=api_key or require_key(self.spec, self.key_variables),

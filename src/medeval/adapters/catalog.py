@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from medeval.adapters.base import ChatRequest
+from medeval.adapters.base import ChatRequest, ModelAPI
 from medeval.adapters.registry import parse_spec
 from medeval.errors import ConfigError
 
@@ -180,3 +180,16 @@ def filter_sampling(request: ChatRequest, family: Family) -> tuple[dict[str, Any
     if request.sampling.max_output_tokens is not None:
         sent["max_output_tokens"] = request.sampling.max_output_tokens
     return sent, dropped
+
+
+class CatalogModel(ModelAPI):
+    """An adapter whose model the catalog describes: the lifecycle is checked (a retired model is
+    refused before any call), and the API id and capability family are resolved once."""
+
+    def __init__(self, model: str, *, timeout: float, today: date | None = None) -> None:
+        super().__init__(model)
+        check_lifecycle(self.provider, model, today)
+        self.info = provider_info(self.provider)
+        self.wire_model = wire_model_id(self.provider, model)
+        self.family = family_for(self.provider, model)
+        self.timeout = timeout

@@ -22,11 +22,8 @@ from google.genai import errors, types
 
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, Usage
 from medeval.adapters.catalog import (
-    check_lifecycle,
-    family_for,
+    CatalogModel,
     filter_sampling,
-    provider_info,
-    wire_model_id,
 )
 from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
 from medeval.keys import endpoint, require_key
@@ -44,7 +41,7 @@ async def _capture_body(response: httpx2.Response) -> None:
         sink.append(await response.aread())
 
 
-class GoogleAdapter(ModelAPI):
+class GoogleAdapter(CatalogModel):
     provider = "google"
     key_variables = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
 
@@ -58,12 +55,8 @@ class GoogleAdapter(ModelAPI):
         timeout: float = DEFAULT_TIMEOUT,
         today: date | None = None,
     ) -> None:
-        super().__init__(model)
-        check_lifecycle(self.provider, model, today)
-        info = provider_info(self.provider)
-        self.wire_model = wire_model_id(self.provider, model)
-        self.family = family_for(self.provider, model)
-        self.timeout = timeout
+        super().__init__(model, timeout=timeout, today=today)
+        info = self.info
         self.base_url = base_url or endpoint(info.endpoint_variable) or info.default_endpoint
         self.api_version = api_version or os.environ.get("GOOGLE_GENAI_API_VERSION") or DEFAULT_API_VERSION
         self._http = httpx2.AsyncClient(

@@ -18,11 +18,9 @@ from openai import AsyncOpenAI
 
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, Usage
 from medeval.adapters.catalog import (
-    check_lifecycle,
-    family_for,
+    CatalogModel,
     filter_sampling,
     provider_info,
-    wire_model_id,
 )
 from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
 from medeval.errors import ConfigError
@@ -47,7 +45,7 @@ def strict_compatible(schema: dict[str, Any]) -> bool:
     return all(strict_compatible(c) for c in children if isinstance(c, dict))
 
 
-class OpenAIAdapter(ModelAPI):
+class OpenAIAdapter(CatalogModel):
     provider = "openai"
     key_variables = ("OPENAI_API_KEY",)
 
@@ -61,12 +59,8 @@ class OpenAIAdapter(ModelAPI):
         today: date | None = None,
         http_client: httpx2.AsyncClient | None = None,
     ) -> None:
-        super().__init__(model)
-        check_lifecycle(self.provider, model, today)
-        info = provider_info(self.provider)
-        self.wire_model = wire_model_id(self.provider, model)
-        self.family = family_for(self.provider, model)
-        self.timeout = timeout
+        super().__init__(model, timeout=timeout, today=today)
+        info = self.info
         key = api_key or self._key()
         self._client = AsyncOpenAI(
             api_key=key,

@@ -23,11 +23,8 @@ from xai_sdk.proto import chat_pb2
 
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, Usage
 from medeval.adapters.catalog import (
-    check_lifecycle,
-    family_for,
+    CatalogModel,
     filter_sampling,
-    provider_info,
-    wire_model_id,
 )
 from medeval.adapters.retry import grpc_error, malformed_error
 from medeval.errors import ConfigError
@@ -47,7 +44,7 @@ def plaintext_allowed(api_host: str) -> bool:
     return host_of(api_host) in ("127.0.0.1", "::1")
 
 
-class XAIAdapter(ModelAPI):
+class XAIAdapter(CatalogModel):
     provider = "xai"
     key_variables = ("XAI_API_KEY",)
 
@@ -60,12 +57,8 @@ class XAIAdapter(ModelAPI):
         timeout: float = DEFAULT_TIMEOUT,
         today: date | None = None,
     ) -> None:
-        super().__init__(model)
-        check_lifecycle(self.provider, model, today)
-        info = provider_info(self.provider)
-        self.wire_model = wire_model_id(self.provider, model)
-        self.family = family_for(self.provider, model)
-        self.timeout = timeout
+        super().__init__(model, timeout=timeout, today=today)
+        info = self.info
         self.api_host = api_host or endpoint(info.endpoint_variable) or str(info.default_endpoint)
         if "://" in self.api_host:
             raise ConfigError(
