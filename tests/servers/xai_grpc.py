@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections import deque
 from collections.abc import Iterable
 from concurrent import futures
@@ -45,7 +44,8 @@ class _Chat(chat_pb2_grpc.ChatServicer):  # type: ignore[misc]
         if self.server.api_key and not self.server.calls[-1].key_seen:
             context.abort(grpc.StatusCode.UNAUTHENTICATED, "invalid or missing API key")
         if fault is not None and fault.delay:
-            time.sleep(fault.delay)
+            # Hold the call until the client has timed out; released at once when the server stops.
+            self.server.stopping.wait(fault.delay)
         if fault is not None and fault.code is not None:
             context.abort(fault.code, fault.details)
         if request.model in self.server.unknown_models:
@@ -110,6 +110,7 @@ class XAIServer:
         self.calls: list[GrpcCall] = []
         self._faults: deque[GrpcFault | None] = deque(faults)
         self._lock = threading.Lock()
+        self.stopping = threading.Event()
         self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
         chat_pb2_grpc.add_ChatServicer_to_server(_Chat(self), self._server)
         self.port = self._server.add_insecure_port("127.0.0.1:0")
@@ -138,4 +139,5 @@ class XAIServer:
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        self.stopping.set()
         self._server.stop(grace=None)
