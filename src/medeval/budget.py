@@ -37,8 +37,14 @@ def check_budget(config: RunConfig, plans: list[TrialPlan], spent: float, prices
             "add it to the table or drop --max-cost"
         )
     if spent + estimate > config.max_cost:
+        already = f", {dollars(spent)} already spent" if spent else ""
         raise ConfigError(
-            f"estimated cost ${spent + estimate:.2f} ({len(plans)} trials at typical token counts"
-            f"{f', ${spent:.2f} already spent' if spent else ''}) exceeds --max-cost ${config.max_cost:.2f}; "
+            f"estimated cost {dollars(spent + estimate)} ({len(plans)} trials at typical token counts"
+            f"{already}) exceeds --max-cost {dollars(config.max_cost)}; "
             "raise --max-cost or run fewer scenarios, targets or epochs"
         )
+
+
+def dollars(amount: float) -> str:
+    """Cents where they suffice; more digits for the sub-cent budgets of small test runs."""
+    return f"${amount:.2f}" if amount >= 1 or amount == 0 else f"${amount:.4f}"
