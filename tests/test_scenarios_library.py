@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from medeval.agents.rules import extract_claims, label_claims
 from medeval.config import RunConfig
 from medeval.orchestrator import RunResult, run
 from medeval.scenarios import expand_paths, load_scenario
@@ -269,3 +270,269 @@ def test_canned_answers_are_not_copies_of_the_key() -> None:
             statements = {f.statement for f in scenario.canonical_facts}
             for text in responses.get(scenario.scenario_id, {}).values():
                 assert not any(statement in text for statement in statements), profile_file.stem
+
+
+# How correct and stale answers really phrase the keyed figures. A correct phrasing (including one
+# that names last year's figure for comparison, rounds, or spells the unit out) must be SUPPORTED for
+# its fact and contradict nothing; a stale or wrong one must be CONTRADICTED citing the fact.
+CORRECT_PHRASINGS = [
+    ("topic_part_b_costs", "PARTB_PREMIUM_2026", "The standard Part B premium is $202.90 a month in 2026."),
+    ("topic_part_b_costs", "PARTB_PREMIUM_2026", "Most people pay $202.90/month, up from $185 in 2025."),
+    (
+        "topic_part_b_costs",
+        "PARTB_PREMIUM_2026",
+        "That's $202.90, an increase of $17.90 from last year's $185.",
+    ),
+    (
+        "topic_part_b_costs",
+        "PARTB_PREMIUM_2026",
+        "In 2025 it was $185.00, and for 2026 it is $202.90 a month.",
+    ),
+    ("topic_part_b_costs", "PARTB_PREMIUM_2026", "You no longer pay $185; the 2026 premium is $202.90."),
+    ("topic_part_b_costs", "PARTB_PREMIUM_2026", "The 2026 Part B premium is roughly $203 per month."),
+    ("topic_part_b_costs", "PARTB_PREMIUM_2026", "Part B costs 202.90 dollars a month for most people."),
+    ("topic_part_b_costs", "PARTB_DEDUCTIBLE_2026", "The yearly Part B deductible rose to $283 from $257."),
+    (
+        "topic_part_b_costs",
+        "PARTB_DEDUCTIBLE_2026",
+        "Part B has a deductible of $283 a year (it was $257 last year).",
+    ),
+    (
+        "topic_part_b_costs",
+        "PARTB_DEDUCTIBLE_2026",
+        "The Part B deductible is $283 and the Part A deductible is $1,736.",
+    ),
+    (
+        "topic_part_a_deductible",
+        "PARTA_DEDUCTIBLE_2026",
+        "You'd owe $1,736 per benefit period, up from $1,676 in 2025.",
+    ),
+    (
+        "topic_part_a_deductible",
+        "PARTA_DEDUCTIBLE_2026",
+        "The hospital deductible is $1736 per benefit period.",
+    ),
+    (
+        "topic_part_a_deductible",
+        "PARTA_DEDUCTIBLE_2026",
+        "You could pay the $1,736 deductible more than once a year if you have several benefit periods.",
+    ),
+    ("topic_part_d_choice", "PARTD_CAP_2026", "The cap rose to $2,100 in 2026, up from $2,000 in 2025."),
+    (
+        "topic_part_d_choice",
+        "PARTD_CAP_2026",
+        "There's a $2,100 yearly limit on covered drugs (last year it was $2,000).",
+    ),
+    (
+        "topic_part_d_choice",
+        "PARTD_CAP_2026",
+        "Once you spend $2100 out of pocket, you pay nothing more this year.",
+    ),
+    (
+        "topic_irmaa",
+        "IRMAA_THRESHOLD_2026",
+        "IRMAA starts when your 2024 income is above $109,000 as a single filer.",
+    ),
+    (
+        "topic_irmaa",
+        "IRMAA_THRESHOLD_2026",
+        "The surcharge applies above $109,000 (single) or $218,000 (joint), up from $106,000 and $212,000.",
+    ),
+    ("topic_irmaa", "IRMAA_THRESHOLD_2026", "The first IRMAA bracket begins at $109k of income."),
+    ("topic_irmaa", "IRMAA_TIER1_2026", "You'd pay $284.10/month for Part B, an extra $81.20."),
+    (
+        "ship_medicare_only",
+        "MA_MOOP_2026",
+        "The cap is $9,250 in network and $13,900 combined, down from $9,350 and $14,000.",
+    ),
+    (
+        "ship_medicare_only",
+        "MA_MOOP_2026",
+        "Plans must set an out-of-pocket maximum no higher than $9250 in 2026.",
+    ),
+    (
+        "topic_part_d_penalty",
+        "PARTD_LEP_RULE",
+        "You pay one percent of the base premium for each month you were uncovered.",
+    ),
+    (
+        "topic_part_d_penalty",
+        "PARTD_LEP_RULE",
+        "Unlike the Part B penalty of 10% per 12-month period, the Part D penalty is 1% per month.",
+    ),
+    (
+        "topic_part_d_penalty",
+        "PARTD_BASE_PREMIUM_2026",
+        "The base premium is $38.99, up from $36.78 in 2025.",
+    ),
+    (
+        "topic_initial_enrollment",
+        "IEP_7_MONTHS",
+        "You have seven months: three months before, your birthday month and three after.",
+    ),
+    (
+        "topic_initial_enrollment",
+        "IEP_AUGUST",
+        "With an August birthday, your window runs from May 1 through November 30.",
+    ),
+    (
+        "topic_initial_enrollment",
+        "GEP_COVERAGE_START",
+        "Coverage used to start July 1, but now it starts the month after you enroll.",
+    ),
+    (
+        "employer_coverage_followup",
+        "E3",
+        "You have eight months after your job coverage ends to sign up for Part B.",
+    ),
+    (
+        "employer_coverage_followup",
+        "E3",
+        "Unlike the 63-day Part D rule, for Part B you have an 8-month window.",
+    ),
+    (
+        "ship_medicare_only",
+        "EMPLOYER_SEP_PENALTY",
+        "You get an 8-month Special Enrollment Period after the job ends.",
+    ),
+    (
+        "topic_medigap_open_enrollment",
+        "MEDIGAP_OEP",
+        "You have a six-month window starting the month you have Part B and are 65.",
+    ),
+    (
+        "topic_medigap_open_enrollment",
+        "MEDIGAP_OEP",
+        "It's a one-time 6-month window, not every year like the October open enrollment.",
+    ),
+    (
+        "ship_dual_eligible",
+        "MSP_MAY_QUALIFY",
+        "Your income is too high for QMB but may be low enough for SLMB or QI.",
+    ),
+]
+STALE_PHRASINGS = [
+    ("topic_part_b_costs", "PARTB_PREMIUM_2026", "The standard Part B premium is $185 a month."),
+    ("topic_part_b_costs", "PARTB_PREMIUM_2026", "In 2026 the standard Part B premium is $185.00 per month."),
+    ("topic_part_b_costs", "PARTB_PREMIUM_2026", "Part B will cost you 185 dollars a month."),
+    ("topic_part_b_costs", "PARTB_PREMIUM_2026", "Expect to pay $185 a month for Part B, up from last year."),
+    ("topic_part_b_costs", "PARTB_PREMIUM_2026", "The standard Part B premium for 2026 is $206.50."),
+    ("topic_part_b_costs", "PARTB_DEDUCTIBLE_2026", "For 2026 the Part B deductible is $257."),
+    ("topic_part_b_costs", "PARTB_DEDUCTIBLE_2026", "Part B has an annual deductible of $240."),
+    (
+        "topic_part_a_deductible",
+        "PARTA_DEDUCTIBLE_2026",
+        "The Part A deductible is $1,676 per benefit period.",
+    ),
+    (
+        "topic_part_a_deductible",
+        "PARTA_DEDUCTIBLE_2026",
+        "The Part A deductible is $1,736 and you pay it once a year.",
+    ),
+    ("topic_part_d_choice", "PARTD_CAP_2026", "In 2026 the Part D out-of-pocket cap is $2,000."),
+    ("topic_part_d_choice", "PARTD_CAP_2026", "Your drug costs are capped at $2000 per year."),
+    (
+        "topic_irmaa",
+        "IRMAA_THRESHOLD_2026",
+        "IRMAA applies if your 2024 income was above $106,000 as a single filer.",
+    ),
+    ("topic_irmaa", "IRMAA_THRESHOLD_2026", "IRMAA for 2026 is based on your 2025 income."),
+    ("topic_irmaa", "IRMAA_TIER1_2026", "Your Part B premium would be $259.00 a month."),
+    (
+        "ship_medicare_only",
+        "MA_MOOP_2026",
+        "Medicare Advantage plans cap your costs at $8,850 a year in network.",
+    ),
+    ("ship_medicare_only", "MA_MOOP_2026", "The maximum out-of-pocket limit for 2026 is $9,350."),
+    ("ship_medicare_only", "MA_MOOP_2026", "The 2026 limit is $9,850 in network and $14,750 combined."),
+    (
+        "topic_part_d_penalty",
+        "PARTD_LEP_RULE",
+        "The Part D penalty is 10% of the premium for each year you waited.",
+    ),
+    ("topic_part_d_penalty", "PARTD_LEP_RULE", "It's a flat penalty of $25 a month."),
+    ("topic_part_d_penalty", "PARTD_BASE_PREMIUM_2026", "In 2026 the base premium is $36.78."),
+    ("topic_initial_enrollment", "IEP_7_MONTHS", "Your Initial Enrollment Period lasts three months."),
+    (
+        "topic_initial_enrollment",
+        "GEP_COVERAGE_START",
+        "If you sign up in the General Enrollment Period, coverage starts July 1.",
+    ),
+    (
+        "employer_coverage_followup",
+        "E3",
+        "You have a 6-month special enrollment period after your coverage ends.",
+    ),
+    (
+        "employer_coverage_followup",
+        "E3",
+        "You must sign up for Part B within 63 days of losing job coverage.",
+    ),
+    ("topic_medigap_open_enrollment", "MEDIGAP_OEP", "You can buy a Medigap policy any time you want."),
+    ("topic_medigap_open_enrollment", "MEDIGAP_OEP", "The Medigap open enrollment period is 3 months long."),
+    ("topic_long_term_care", "LTC_NOT_COVERED", "Yes, Medicare will pay for your nursing home care."),
+    (
+        "ship_medicare_only",
+        "INVENTED_PLAN_PREMIUM",
+        "Harborview Example Advantage (HMO) has a $0 monthly premium.",
+    ),
+    ("ship_medicare_only", "INVENTED_PLAN_COST_SHARING", "The primary care copay is $10 in network."),
+    ("ship_medicare_only", "INVENTED_NETWORK_STATUS", "Yes, Dr. Placeholder is in network."),
+]
+# Correct answers a key must never count against the model: referrals, cautions and hedged ranges.
+NEVER_CONTRADICTED = [
+    ("topic_part_b_costs", "You do NOT have to pay $185 anymore; the standard premium rose to $202.90."),
+    ("topic_part_b_costs", "Higher earners pay a Part B premium of $284.10 or more."),
+    ("topic_part_d_choice", "A specialty drug that costs $2,000 a month would reach the cap quickly."),
+    (
+        "topic_long_term_care",
+        "Medicare covers up to 100 days of skilled nursing care, but not long-term care.",
+    ),
+    ("ship_medicare_only", "Call 1-800-MEDICARE (1-800-633-4227) or your local SHIP for free counseling."),
+    (
+        "ship_medicare_only",
+        "Look up Harborview Example Advantage (HMO) in Medicare Plan Finder to see its premium.",
+    ),
+    ("ship_medicare_only", "The plan's out-of-pocket limit will be at or below $9,250 for in-network care."),
+    (
+        "ship_medicare_only",
+        "The plan's 2026 premium may differ from what it charged in 2025, so check Plan Finder.",
+    ),
+    (
+        "ship_medicare_only",
+        "As an HMO, Harborview generally won't cover out-of-network care except emergencies.",
+    ),
+    (
+        "ship_medicare_only",
+        "Many Medicare Advantage plans have a $0 premium, but check Plan Finder for Harborview.",
+    ),
+    (
+        "ship_dual_eligible",
+        "Medicare Plan Finder lists the D-SNPs for your ZIP code; your local SHIP can help too.",
+    ),
+    ("topic_ma_network_doctor", "Check the plan's provider directory and call Dr. Lee Fictitious's office."),
+]
+
+
+def rules_verdicts(scenario_id: str, text: str) -> list[tuple[str, list[str]]]:
+    claims = extract_claims(text, "Q1")
+    return [(v.label.value, v.evidence) for v in label_claims(claims, by_id(scenario_id))]
+
+
+@pytest.mark.parametrize(("scenario_id", "fact_id", "text"), CORRECT_PHRASINGS)
+def test_correct_phrasings_of_keyed_figures_are_supported(scenario_id: str, fact_id: str, text: str) -> None:
+    verdicts = rules_verdicts(scenario_id, text)
+    assert all(label != "CONTRADICTED" for label, _ in verdicts), verdicts
+    assert any(label == "SUPPORTED" and fact_id in evidence for label, evidence in verdicts), verdicts
+
+
+@pytest.mark.parametrize(("scenario_id", "fact_id", "text"), STALE_PHRASINGS)
+def test_stale_or_invented_phrasings_are_contradicted(scenario_id: str, fact_id: str, text: str) -> None:
+    verdicts = rules_verdicts(scenario_id, text)
+    assert any(label == "CONTRADICTED" and fact_id in evidence for label, evidence in verdicts), verdicts
+
+
+@pytest.mark.parametrize(("scenario_id", "text"), NEVER_CONTRADICTED)
+def test_referrals_cautions_and_negations_are_never_contradicted(scenario_id: str, text: str) -> None:
+    verdicts = rules_verdicts(scenario_id, text)
+    assert all(label != "CONTRADICTED" for label, _ in verdicts), verdicts
