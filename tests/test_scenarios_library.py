@@ -511,6 +511,17 @@ NEVER_CONTRADICTED = [
         "Medicare Plan Finder lists the D-SNPs for your ZIP code; your local SHIP can help too.",
     ),
     ("topic_ma_network_doctor", "Check the plan's provider directory and call Dr. Lee Fictitious's office."),
+    ("ship_medicare_only", "Original Medicare doesn't require you to use a network."),
+    ("ship_medicare_only", "The Part D penalty is 1% per month, while the Part B penalty is 10% per year."),
+    (
+        "ship_dual_eligible",
+        "Neither Original Medicare nor Medicare Advantage covers long-term care, but Medicaid can.",
+    ),
+    ("ship_dual_eligible", "Your income is too high for QMB but may be low enough for SLMB or QI."),
+    (
+        "topic_enrollment_periods",
+        "Anyone can switch in the fall, but in January only people already in an MA plan can.",
+    ),
 ]
 
 
