@@ -512,6 +512,14 @@ NEVER_CONTRADICTED = [
     ),
     ("topic_ma_network_doctor", "Check the plan's provider directory and call Dr. Lee Fictitious's office."),
     ("ship_medicare_only", "Original Medicare doesn't require you to use a network."),
+    (
+        "topic_part_b_costs",
+        "Some MA plans offer a Part B giveback that reduces your $202.90 premium; check Plan Finder.",
+    ),
+    (
+        "employer_coverage_followup",
+        "While your employer plan pays first, you can delay Part B and its $202.90 premium.",
+    ),
     ("ship_medicare_only", "The Part D penalty is 1% per month, while the Part B penalty is 10% per year."),
     (
         "ship_dual_eligible",
