@@ -162,3 +162,14 @@ def test_unreadable_input_is_one_error_line(tmp_path: Path) -> None:
     binary = tmp_path / "binary.json"
     binary.write_bytes(b"\xff\xfe\x00")
     assert len(lint_file(binary)) == 1 and "UTF-8" in lint_file(binary)[0].message
+
+
+def test_a_statement_must_not_state_its_own_stale_figure_as_current(tmp_path: Path) -> None:
+    data = base()
+    data["canonical_facts"][2]["patterns"]["stale"] = [r"\$202\.90", r"\$185\b", "("]
+    findings = lint_file(write(tmp_path, data))
+    assert any(
+        "canonical_facts[2].patterns.stale[0]" in e and "states stale figure" in e for e in errors(findings)
+    ), errors(findings)
+    assert not any("patterns.stale[1]" in e for e in errors(findings))  # not in the statement
+    assert any("patterns.stale[2]" in e for e in errors(findings))  # does not compile

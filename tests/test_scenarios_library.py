@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from medeval.agents.rules import extract_claims, label_claims
+from medeval.agents.rules import extract_claims, label_claims, states_stale_figure
 from medeval.config import RunConfig
 from medeval.orchestrator import RunResult, run
 from medeval.scenarios import expand_paths, load_scenario
@@ -225,7 +225,12 @@ def test_stale_2025_figures_are_contradictions_wherever_the_2026_figure_is_keyed
                 if current in fact.statement:
                     assert fact.patterns is not None
                     sentence = f"The amount is {old} a month."
-                    assert any(re.search(p, sentence, re.I) for p in fact.patterns.contradict), fact.fact_id
+                    patterns = fact.patterns
+                    assert any(
+                        re.search(p, sentence, re.I) for p in patterns.contradict
+                    ) or states_stale_figure(tuple(patterns.stale), sentence, scenario.effective_date.year), (
+                        fact.fact_id
+                    )
                     checked += 1
     assert checked >= 8
 

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from medeval.agents.rules import states_stale_figure
 from medeval.scenarios import json_path
 from medeval.schemas import Scenario
 
@@ -189,6 +190,7 @@ def _pattern_checks(data: dict[str, Any], facts: list[tuple[int, dict[str, Any]]
         name = repr(fact.get("fact_id"))
         support_patterns = _strings(patterns.get("support")) if isinstance(patterns, dict) else []
         contradict_patterns = _strings(patterns.get("contradict")) if isinstance(patterns, dict) else []
+        stale_patterns = _strings(patterns.get("stale")) if isinstance(patterns, dict) else []
         support = [
             (j, p, _compiled(p, ("canonical_facts", i, "patterns", "support", j), out))
             for j, p in support_patterns
@@ -218,6 +220,14 @@ def _pattern_checks(data: dict[str, Any], facts: list[tuple[int, dict[str, Any]]
                 out.error(
                     ("canonical_facts", i, "patterns", "contradict", j),
                     f"fact {name}: its own statement matches contradiction pattern {pattern!r}",
+                )
+        year = _year_of(data.get("effective_date")) or date.today().year
+        for j, pattern in stale_patterns:
+            rx = _compiled(pattern, ("canonical_facts", i, "patterns", "stale", j), out)
+            if rx is not None and statement and states_stale_figure((pattern,), statement, year):
+                out.error(
+                    ("canonical_facts", i, "patterns", "stale", j),
+                    f"fact {name}: its own statement states stale figure {pattern!r} as current",
                 )
     for i, claim in _dicts(data.get("disallowed_claims")):
         for j, pattern in _strings(claim.get("patterns")):

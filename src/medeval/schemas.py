@@ -42,6 +42,11 @@ class FactPatterns(Strict):
 
     support: list[str] = Field(default_factory=list)
     contradict: list[str] = Field(default_factory=list)
+    stale: list[str] = Field(
+        default_factory=list,
+        description="Outdated figures: a contradiction when asserted as current, not when named as "
+        "the past ('up from $185', '$185 in 2025', 'no longer $185')",
+    )
 
 
 class CanonicalFact(Strict):

@@ -94,24 +94,40 @@ def _matches(patterns: tuple[str, ...], text: str) -> bool:
     return any(search(text) for search in _searches(patterns))
 
 
-# A stale figure named as the past, not asserted as the present: "up from $185", "compared with
-# $2,000", "$185 in 2025" (an earlier year than the key's). Such a sentence is not a contradiction.
-_MOVED_FROM = re.compile(
-    r"(?:\b(?:up|down|increas\w*|decreas\w*|ris\w*|rose|climb\w*|went up|jump\w*|chang\w*)\s+from"
-    r"|\bcompared\s+(?:with|to))\s*(?:about\s+|roughly\s+)?$",
+# A stale figure named as the past or denied, not asserted as the present: a cue in the same
+# clause shortly before it ("up from", "was", "no longer", "not", "instead of", "in 2025", "2025's
+# premium"), "from" just before it, or "anymore"/"previously"/"last year"/"in 2025" just after.
+_PAST_CUE = (
+    r"\b(?:not|no longer|never|instead of|rather than|used to|previously|formerly|prior|last year'?s?|old|"
+    r"was|were|versus|vs|compared (?:with|to)|up from|down from|increased? from|rose from|rise from|"
+    r"jumped from|went up from|replac\w*)\b|n't\b"
+)
+_CUE_BEFORE = re.compile(
+    rf"(?:(?:{_PAST_CUE})(?:[^.;!?]|\.\d){{0,40}}?|\bfrom\s+(?:[\w']+\s+){{0,2}})$", re.I
+)
+_YEAR_BEFORE = re.compile(
+    r"\b(?:(?:in|for|during|of) (20\d\d)\b|(20\d\d)(?:'s)? (?:premium|deductible|cap|limit|amount|figure|"
+    r"threshold|rate|base))(?:[^.;!?]|\.\d){0,40}?$",
     re.I,
 )
-_DATED_AFTER = re.compile(r"^[^.;:]{0,20}?\b(?:in|for|during)\s+(?:plan\s+year\s+)?(20\d\d)\b", re.I)
+_CUE_AFTER = re.compile(
+    r"^(?:(?:[^.;!?]|\.\d){0,30}\b(?:anymore|any more|previously)\b|\s+last year\b)", re.I
+)
+_YEAR_AFTER = re.compile(r"^\s+in (20\d\d)\b", re.I)
 
 
 def _named_as_past(text: str, match: re.Match[str], current_year: int) -> bool:
-    if _MOVED_FROM.search(text[max(0, match.start() - 40) : match.start()]):
+    before, after = text[: match.start()], text[match.end() :]
+    if _CUE_BEFORE.search(before) or _CUE_AFTER.match(after):
         return True
-    dated = _DATED_AFTER.match(text[match.end() :])
-    return dated is not None and int(dated.group(1)) < current_year
+    year = _YEAR_BEFORE.search(before)
+    if year and int(year.group(1) or year.group(2)) < current_year:
+        return True
+    year = _YEAR_AFTER.match(after)
+    return year is not None and int(year.group(1)) < current_year
 
 
-def _contradicts(patterns: tuple[str, ...], text: str, current_year: int) -> bool:
+def states_stale_figure(patterns: tuple[str, ...], text: str, current_year: int) -> bool:
     return any(
         not _named_as_past(text, match, current_year)
         for pattern in patterns
@@ -119,8 +135,8 @@ def _contradicts(patterns: tuple[str, ...], text: str, current_year: int) -> boo
     )
 
 
-# A fact as the rules judge uses it: (id, severity if wrong, contradict patterns, support patterns).
-_Fact = tuple[str, Severity, tuple[str, ...], tuple[str, ...]]
+# A fact as the rules judge uses it: (id, severity if wrong, contradict, stale and support patterns).
+_Fact = tuple[str, Severity, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 _Disallowed = tuple[str, Severity, tuple[str, ...]]
 
 
@@ -129,7 +145,13 @@ def label_claims(claims: list[Claim], scenario: Scenario) -> list[Verdict]:
     even if it also mentions a right one. A stale figure named as the past ("up from $185 in
     2025") is not a contradiction."""
     facts: list[_Fact] = [
-        (fact.fact_id, fact.severity_if_wrong, tuple(fact.patterns.contradict), tuple(fact.patterns.support))
+        (
+            fact.fact_id,
+            fact.severity_if_wrong,
+            tuple(fact.patterns.contradict),
+            tuple(fact.patterns.stale),
+            tuple(fact.patterns.support),
+        )
         for fact in scenario.canonical_facts
         if fact.patterns
     ]
@@ -149,8 +171,8 @@ def _label(
 ) -> tuple[Label, list[str], Severity]:
     contradicted: list[str] = []
     severity: Severity = "none"
-    for fact_id, severity_if_wrong, contradict, _ in facts:
-        if contradict and _contradicts(contradict, text, current_year):
+    for fact_id, severity_if_wrong, contradict, stale, _ in facts:
+        if _matches(contradict, text) or (stale and states_stale_figure(stale, text, current_year)):
             contradicted.append(fact_id)
             severity = worse_severity(severity, severity_if_wrong)
     for claim_id, disallowed_severity, patterns in disallowed:
@@ -159,7 +181,7 @@ def _label(
             severity = worse_severity(severity, disallowed_severity)
     if contradicted:
         return Label.CONTRADICTED, contradicted, severity
-    supported = [fact_id for fact_id, _, _, support in facts if _matches(support, text)]
+    supported = [fact_id for fact_id, _, _, _, support in facts if _matches(support, text)]
     if supported:
         return Label.SUPPORTED, supported, "none"
     return Label.NOT_IN_KEY, [], "none"
