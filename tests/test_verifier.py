@@ -6,16 +6,35 @@ import asyncio
 import json
 
 from medeval.agents.rules import extract_claims, label_claims
-from medeval.agents.verifier import answer_key_json, verify
+from medeval.agents.verifier import Verification, answer_key_json, verify
 from medeval.gateway import CallContext, Gateway
 from medeval.scenarios import load_scenario
-from medeval.schemas import Label
+from medeval.schemas import Claim, Label
 
 from .conftest import SCENARIOS
 from .test_extraction import ScriptedModel
 
 SCENARIO = load_scenario(SCENARIOS / "scenario_001.json")
 ANSWER = "You still pay the Part B premium with an Advantage plan. Medigap works with Original Medicare."
+
+
+def verify_with(model: ScriptedModel, claims: list[Claim], max_attempts: int = 3) -> Verification:
+    """One model-backed verifier on ANSWER, through the real gateway, replaying `model`'s replies."""
+    gateway = Gateway(adapters={"scripted:scripted-1": model})
+    ctx = CallContext(run_id="r", trial_id="t", role="verifier", judge_index=0)
+    return asyncio.run(
+        verify(
+            gateway,
+            "scripted:scripted-1",
+            scenario=SCENARIO,
+            question="q",
+            response=ANSWER,
+            claims=claims,
+            seed=3,
+            ctx=ctx,
+            max_attempts=max_attempts,
+        )
+    )
 
 
 def test_rules_judge_contradiction_outranks_support() -> None:
@@ -42,20 +61,7 @@ def test_model_verifier_discards_verdicts_citing_unknown_ids() -> None:
         ]
     }
     model = ScriptedModel([json.dumps(reply)])
-    gateway = Gateway(adapters={"scripted:scripted-1": model})
-    ctx = CallContext(run_id="r", trial_id="t", role="verifier", judge_index=0)
-    result = asyncio.run(
-        verify(
-            gateway,
-            "scripted:scripted-1",
-            scenario=SCENARIO,
-            question="q",
-            response=ANSWER,
-            claims=claims,
-            seed=3,
-            ctx=ctx,
-        )
-    )
+    result = verify_with(model, claims)
     assert [v.claim_id for v in result.verdicts] == ["Q1.c1"]
     assert result.invalid == ["Q1.c2: cites unknown id(s) F99", "Q1.c9: no such claim"]
     content = model.requests[0].messages[0].content
@@ -68,21 +74,7 @@ def test_a_decision_without_evidence_is_a_schema_error() -> None:
     claims = extract_claims(ANSWER, "Q1")
     bad = json.dumps({"verdicts": [{"claim_id": "Q1.c1", "label": "SUPPORTED", "evidence": []}]})
     model = ScriptedModel([bad, bad, bad])
-    gateway = Gateway(adapters={"scripted:scripted-1": model})
-    ctx = CallContext(run_id="r", trial_id="t", role="verifier", judge_index=0)
-    result = asyncio.run(
-        verify(
-            gateway,
-            "scripted:scripted-1",
-            scenario=SCENARIO,
-            question="q",
-            response=ANSWER,
-            claims=claims,
-            seed=3,
-            ctx=ctx,
-            max_attempts=3,
-        )
-    )
+    result = verify_with(model, claims, max_attempts=3)
     assert result.verdicts == []
     assert result.error is not None and "must cite fact ids" in result.error
 
