@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from medeval.reporting.baseline import SHIP_CATEGORIES, baseline_citation
 from medeval.reporting.charts import CATEGORY_LABELS
+from medeval.reporting.findings import FactRef
 from medeval.reporting.model import ReportData, ReportPaths
 from medeval.reporting.stats import Interval
 from medeval.reporting.tables import POOLED, POOLED_OTHER, ShipRow
@@ -253,6 +254,14 @@ def distribution_lines(data: ReportData, paths: ReportPaths) -> list[str]:
     ]
 
 
+def fact_count_table(count_header: str, items: Sequence[FactRef]) -> list[str]:
+    """Facts with how often they were missed or contradicted, each with its text and source."""
+    if not items:
+        return ["None.", ""]
+    rows = [(m.count, m.scenario_id, m.fact_id, m.text, m.source) for m in items]
+    return table((count_header, "Scenario", "Fact", "Fact text", "Source"), rows)
+
+
 def failure_lines(data: ReportData) -> list[str]:
     f = data.findings
     lines = ["## Common failure modes", "", "### Error categories (question groups)", ""]
@@ -260,23 +269,9 @@ def failure_lines(data: ReportData) -> list[str]:
         table(("Category", "Question groups"), f.error_categories) if f.error_categories else ["None.", ""]
     )
     lines += ["### Most-missed required points", ""]
-    lines += (
-        table(
-            ("Times missed", "Scenario", "Fact", "Fact text", "Source"),
-            [(m.count, m.scenario_id, m.fact_id, m.text, m.source) for m in f.missed_points],
-        )
-        if f.missed_points
-        else ["None.", ""]
-    )
+    lines += fact_count_table("Times missed", f.missed_points)
     lines += ["### Most-contradicted facts", ""]
-    lines += (
-        table(
-            ("Times contradicted", "Scenario", "Fact", "Fact text", "Source"),
-            [(m.count, m.scenario_id, m.fact_id, m.text, m.source) for m in f.contradicted_facts],
-        )
-        if f.contradicted_facts
-        else ["None.", ""]
-    )
+    lines += fact_count_table("Times contradicted", f.contradicted_facts)
     lines += ["## Exemplary incorrect responses", ""]
     if not f.exemplars:
         lines += ["No claim was judged contradicted.", ""]
