@@ -36,9 +36,9 @@ from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, Usage
 from medeval.adapters.registry import register_provider
 from medeval.cache import CacheMode
 from medeval.config import RunConfig
-from medeval.loopback import TARGET_ANSWER
 from medeval.orchestrator import build_gateway, execute
 from medeval.storage import CALLS, read_jsonl
+from medeval.testing.loopback import TARGET_ANSWER
 
 REPO = Path(__file__).resolve().parent.parent
 SCENARIO = REPO / "src" / "medeval" / "scenarios" / "v1" / "employer_coverage_followup.json"
@@ -46,7 +46,7 @@ TARGET = "openai-compatible:bench-target"
 SLEEPING_TARGET = "sleep:bench-target"
 SERVER = """
 import sys, time
-from medeval.loopback import LoopbackServer
+from medeval.testing.loopback import LoopbackServer
 with LoopbackServer(latency=float(sys.argv[1]), record_bodies=False) as server:
     print(server.base_url, flush=True)
     sys.stdin.read()  # serve until the benchmark closes our stdin
@@ -56,7 +56,7 @@ with LoopbackServer(latency=float(sys.argv[1]), record_bodies=False) as server:
 @contextmanager
 def loopback(latency: float, in_process: bool) -> Iterator[str]:
     if in_process:
-        from medeval.loopback import LoopbackServer
+        from medeval.testing.loopback import LoopbackServer
 
         with LoopbackServer(latency=latency, record_bodies=False) as server:
             yield server.base_url

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from medeval.config import RunConfig
-from medeval.loopback import LoopbackServer
+from medeval.testing.loopback import LoopbackServer
 from tests.conftest import SCENARIOS, only_run, stable
 
 __all__ = ["SCENARIOS", "only_run", "stable"]  # shared with the engine tests through this module

@@ -16,7 +16,7 @@ from medeval.adapters.registry import create_adapter
 from medeval.adapters.retry import RetryPolicy
 from medeval.errors import ConfigError
 from medeval.gateway import CallFailed
-from medeval.loopback import Fault, LoopbackServer
+from medeval.testing.loopback import Fault, LoopbackServer
 from tests.servers.anthropic_server import ANTHROPIC
 from tests.servers.helpers import CTX, SECRET, chat, leaks, recording_gateway, verification_schema
 

@@ -20,9 +20,9 @@ from medeval.adapters.catalog import (
     wire_model_id,
 )
 from medeval.adapters.retry import RetryPolicy, grpc_error, http_error, is_retryable_status, parse_retry_after
+from medeval.cli.models import SPECIFICATION_NAMES
 from medeval.errors import ConfigError
-from medeval.loopback import LoopbackServer
-from medeval.models_cli import SPECIFICATION_NAMES
+from medeval.testing.loopback import LoopbackServer
 from tests.servers.anthropic_server import ANTHROPIC
 from tests.servers.helpers import SECRET, chat
 
@@ -147,7 +147,7 @@ def test_sdks_load_only_when_a_spec_names_their_provider() -> None:
     import sys
 
     probe = (
-        "import sys, medeval.cli, medeval.loopback\n"
+        "import sys, medeval.cli, medeval.testing.loopback\n"
         "from medeval.adapters.registry import create_adapter\n"
         "from medeval.adapters.catalog import canonical_model_id\n"
         "create_adapter('fake:accurate'); canonical_model_id('anthropic:claude-3.5-sonnet')\n"

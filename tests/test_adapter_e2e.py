@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from medeval.cli import main
-from medeval.loopback import LoopbackServer
-from medeval.loopback_openai import OPENAI
+from medeval.testing.loopback import LoopbackServer
+from medeval.testing.openai_dialect import OPENAI
 from tests.conftest import SCENARIOS
 from tests.servers.anthropic_server import ANTHROPIC
 from tests.servers.gemini_server import GEMINI

@@ -15,7 +15,7 @@ from medeval.adapters.openai_api import OpenAIAdapter, OpenAICompatibleAdapter, 
 from medeval.adapters.registry import create_adapter
 from medeval.errors import ConfigError
 from medeval.gateway import CallFailed
-from medeval.loopback import Fault, LoopbackServer
+from medeval.testing.loopback import Fault, LoopbackServer
 from tests.servers.helpers import CTX, SECRET, chat, leaks, recording_gateway, verification_schema
 
 TODAY = date(2026, 11, 22)

@@ -15,9 +15,9 @@ from medeval.adapters.base import Usage
 from medeval.cli import main
 from medeval.config import RunConfig
 from medeval.errors import ConfigError
-from medeval.loopback import LoopbackServer
 from medeval.orchestrator import resume_config, run
 from medeval.storage import CALLS, RESULTS, SUMMARY
+from medeval.testing.loopback import LoopbackServer
 from tests.engine_support import LOOP_JUDGE, LOOP_TARGET, SCENARIO_001, loop_config, point_at, strict_lines
 
 

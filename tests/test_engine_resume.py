@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 from medeval.audit import verify_run
 from medeval.cli import app
 from medeval.errors import ConfigError, UserError
-from medeval.loopback import LoopbackServer
 from medeval.orchestrator import resume_config, run
 from medeval.storage import CALLS, RESULTS
+from medeval.testing.loopback import LoopbackServer
 from tests.engine_support import (
     FOLLOWUP,
     LOOP_JUDGE,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from medeval.loopback import LoopbackServer
 from medeval.orchestrator import run
+from medeval.testing.loopback import LoopbackServer
 from tests.engine_support import DUMMY_KEY, loop_config, point_at
 
 

@@ -6,7 +6,7 @@ import asyncio
 
 import httpx2
 
-from medeval.loopback import Fault, LoopbackServer
+from medeval.testing.loopback import Fault, LoopbackServer
 
 
 async def _post(url: str, n: int, headers: dict[str, str] | None = None) -> list[int]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from medeval.adapters.base import Message
-from medeval.loopback import Dialect, LoopbackServer, Prompt, ReceivedRequest, Reply, tokens
+from medeval.testing.loopback import Dialect, LoopbackServer, Prompt, ReceivedRequest, Reply, tokens
 
 SAMPLING_FIELDS = ("temperature", "top_p", "top_k")
 

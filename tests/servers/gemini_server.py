@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from medeval.adapters.base import Message
-from medeval.loopback import Dialect, LoopbackServer, Prompt, ReceivedRequest, Reply, tokens
+from medeval.testing.loopback import Dialect, LoopbackServer, Prompt, ReceivedRequest, Reply, tokens
 
 ROUTE = re.compile(r"^/(v1|v1beta)/models/([^/:]+):generateContent$")
 STATUS_NAMES = {

@@ -17,7 +17,7 @@ import grpc
 from xai_sdk.proto import chat_pb2, chat_pb2_grpc, sample_pb2, usage_pb2
 
 from medeval.adapters.base import Message
-from medeval.loopback import REDACTED, SNAPSHOT, Prompt, default_responder, tokens
+from medeval.testing.loopback import REDACTED, SNAPSHOT, Prompt, default_responder, tokens
 
 
 @dataclass(frozen=True)

@@ -198,7 +198,7 @@ class LoopbackServer:
         keep_requests: bool = True,
     ) -> None:
         if dialect is None:
-            from medeval.loopback_openai import OPENAI
+            from medeval.testing.openai_dialect import OPENAI
 
             dialect = OPENAI
         self.dialect = dialect

@@ -13,11 +13,12 @@ from dotenv import load_dotenv
 from rich.console import Console
 from rich.table import Table
 
-from medeval import __version__, engine_cli
+from medeval import __version__
+from medeval.cli import engine as engine_cli
+from medeval.cli.models import models_command
 from medeval.config import DEFAULT_JUDGE, RunConfig
 from medeval.errors import UserError
 from medeval.lint import lint_paths
-from medeval.models_cli import models_command
 from medeval.orchestrator import RunInterrupted, RunResult, run
 from medeval.progress import choose_progress
 from medeval.reporting.commands import compare_command, report_after_demo, report_command

@@ -8,7 +8,7 @@ from typing import Any
 
 from medeval.adapters.base import Message
 from medeval.hashing import sha256_text
-from medeval.loopback import Dialect, LoopbackServer, Prompt, ReceivedRequest, Reply, tokens
+from medeval.testing.loopback import Dialect, LoopbackServer, Prompt, ReceivedRequest, Reply, tokens
 
 
 def _text_of(content: Any) -> str:

@@ -1,0 +1,2 @@
+"""Loopback model servers for tests, benchmarks and offline demos: real SDKs talk to them over
+HTTP on 127.0.0.1, so provider code is exercised end to end with no network."""
