@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from medeval.hashing import sha256_file
 from medeval.prompts import prompt_hashes
-from medeval.storage import CALLS, CHECKPOINT, GENESIS, MANIFEST, RESULTS, record_hash
+from medeval.storage import CALLS, CHECKPOINT, GENESIS, MANIFEST, RESULTS, parse_line, record_hash
 
 
 class Finding(BaseModel):
@@ -47,9 +47,10 @@ def check_chain(path: Path, findings: list[Finding]) -> ChainState:
     """Walk one JSONL chain; report the first broken record (later ones follow from it)."""
     state = ChainState(records=0, hashes=[])
     if not path.exists():
-        findings.append(Finding(severity="error", file=path.name, message="missing"))
+        # A run stopped before its first record has an empty chain, which is a valid chain; a
+        # deleted file with records behind it shows against the checkpoint's count.
         return state
-    lines = path.read_text(encoding="utf-8").split("\n")
+    lines = path.read_bytes().split(b"\n")
     last_content = max((i for i, text in enumerate(lines) if text.strip()), default=-1)
     expected = GENESIS
     for index, text in enumerate(lines):
@@ -57,8 +58,8 @@ def check_chain(path: Path, findings: list[Finding]) -> ChainState:
         if not text.strip():
             continue
         try:
-            record: Any = json.loads(text)
-        except json.JSONDecodeError:
+            record: Any = parse_line(text)
+        except ValueError:  # not JSON, or cut inside a multi-byte character
             where = "final line" if index == last_content else "line"
             findings.append(
                 Finding(
@@ -223,14 +224,27 @@ def verify_run(run_dir: Path) -> list[Finding]:
     manifest = _read_object(manifest_path)
     if isinstance(manifest, Finding):
         return [manifest]
-    states = {name: check_chain(run_dir / name, findings) for name in (RESULTS, CALLS)}
+    # The checkpoint first, then the chains: a live run appends records before it moves the
+    # checkpoint, so chains read later can only be longer than it says, never shorter.
     checkpoint_path = run_dir / CHECKPOINT
-    if not checkpoint_path.is_file():
-        findings.append(
-            Finding(severity="error", file=CHECKPOINT, message="missing: truncation cannot be ruled out")
-        )
+    checkpoint: dict[str, Any] | Finding | None = (
+        _read_object(checkpoint_path) if checkpoint_path.is_file() else None
+    )
+    states = {name: check_chain(run_dir / name, findings) for name in (RESULTS, CALLS)}
+    if checkpoint is None:
+        if any(state.records for state in states.values()):
+            findings.append(
+                Finding(severity="error", file=CHECKPOINT, message="missing: truncation cannot be ruled out")
+            )
+        else:
+            findings.append(
+                Finding(
+                    severity="warning",
+                    file=CHECKPOINT,
+                    message="missing, and no record written yet (the run stopped before it began)",
+                )
+            )
     else:
-        checkpoint = _read_object(checkpoint_path)
         if isinstance(checkpoint, Finding):
             findings.append(checkpoint)
             checkpoint = {}

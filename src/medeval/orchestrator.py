@@ -17,8 +17,8 @@ import asyncio
 import json
 import platform
 import subprocess
-from collections import Counter
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -32,21 +32,20 @@ from medeval.audit import verify_run
 from medeval.budget import check_budget
 from medeval.cache import ResponseCache, default_cache_dir
 from medeval.config import DEFAULT_JUDGE, RunConfig
-from medeval.cost import CostMeter, cost_totals, load_prices
+from medeval.cost import CostMeter, load_prices
 from medeval.errors import ConfigError, ScenarioError
 from medeval.gateway import CallSink, Gateway
 from medeval.limits import Limits
 from medeval.progress import QuietProgress, RunProgress
 from medeval.prompts import prompt_hashes
+from medeval.runwriter import RunStorageFailed, Writer
 from medeval.scenarios import expand_paths, scenario_problems, scenario_sha256
 from medeval.schemas import Scenario, TrialRecord
-from medeval.storage import RunStore, utc_now
+from medeval.storage import RunStore, StorageError, check_writable, run_lock, utc_now
 from medeval.trial import TrialPlan, run_trial
 
 RECORDED_PACKAGES = ("pydantic", "openai", "anthropic", "google-genai", "xai-sdk", "httpx2", "grpcio")
 NOT_A_MODEL = {DEFAULT_JUDGE}
-#: Seconds between checkpoints while trials complete (and one always at the end).
-CHECKPOINT_INTERVAL = 1.0
 
 
 @dataclass
@@ -248,39 +247,57 @@ async def execute(
 ) -> RunResult:
     scenarios = load_scenarios(config.scenarios)
     check_roles(config)
-    progress = progress or QuietProgress()
-    store: RunStore | None = None
-
-    def sink(record: dict[str, Any]) -> None:
-        assert store is not None
-        store.append_call(record)
-        progress.call(record)
-
     gateway = gateway or build_gateway(config)
-    gateway.set_sink(sink)
     if gateway.meter is None:
         gateway.meter = CostMeter(load_prices())
     resolve_models(config, gateway, scenarios)
     cache = gateway.cache
     if cache is not None and any(cache.applies_to(parse_spec(t)[0]) for t in config.targets):
         cache.open_or_explain()
+    with ExitStack() as held:
+        store: RunStore | None = None
+        if resume is not None:
+            check_writable(resume, "resume")
+            # Taken before the chains are read: a second writer would fork both of them.
+            held.enter_context(run_lock(resume, "resume"))
+            store = RunStore.open(resume)
+            check_resumable(store.read_manifest(), scenarios)
+            check_intact(resume)
+        return await _execute_locked(
+            config, gateway, scenarios, store, held, progress or QuietProgress(), on_store
+        )
+
+
+async def _execute_locked(
+    config: RunConfig,
+    gateway: Gateway,
+    scenarios: list[LoadedScenario],
+    store: RunStore | None,
+    held: ExitStack,
+    progress: RunProgress,
+    on_store: Callable[[Path], object] | None,
+) -> RunResult:
     plans = plan_trials(config, scenarios)
     done_keys: set[str] = set()
     spent = 0.0
-    if resume is not None:
-        store = RunStore.open(resume)
-        check_resumable(store.read_manifest(), scenarios)
-        check_intact(resume)
+    if store is not None:
         done_keys = {str(t.get("trial_key")) for t in store.trials()}
         spent = sum(float(c.get("cost_usd") or 0.0) for c in store.call_records())
     todo = [(i, p) for i, p in enumerate(plans, start=1) if p.key(config.seed) not in done_keys]
+    assert gateway.meter is not None
     check_budget(config, [p for _, p in todo], spent, gateway.meter.prices)
     if store is None:
-        store = _create_store(config.out)
-        store.write_manifest(build_manifest(config, store, scenarios, gateway))
-        store.write_checkpoint()
+        store = create_store(config.out)
+        held.enter_context(run_lock(store.directory))
+        try:
+            store.write_manifest(build_manifest(config, store, scenarios, gateway))
+            store.write_checkpoint()
+        except StorageError as error:
+            raise RunStorageFailed(store.directory, error, written=0) from None
     if on_store is not None:
         on_store(store.directory)
+    writer = Writer(store, progress)
+    gateway.set_sink(writer.call)
 
     trial_slots = asyncio.Semaphore(config.max_concurrency)
     records: list[TrialRecord] = []
@@ -290,32 +307,32 @@ async def execute(
     async def one(index: int, plan: TrialPlan) -> None:
         nonlocal stopped
         async with trial_slots:
-            assert store is not None
+            if writer.failure is not None:
+                return
             if config.max_cost is not None and spent + meter.total >= config.max_cost:
                 # In-flight trials finish; no new one starts; the run stays resumable.
                 stopped = "max_cost"
                 return
-            record = await run_trial(plan, config, gateway, store.run_id, f"{store.run_id}-t{index:05d}")
-            store.append_trial(record.model_dump(mode="json"))
-            store.write_checkpoint(min_interval=CHECKPOINT_INTERVAL)
-            records.append(record)
-            progress.trial(record)
+            record = await run_trial(plan, config, gateway, writer.run_id, f"{writer.run_id}-t{index:05d}")
+            if writer.trial(record):
+                records.append(record)
 
     progress.start(len(plans), len(plans) - len(todo))
     outcome = "interrupted"
     try:
         await asyncio.gather(*(one(i, plan) for i, plan in todo))
-        outcome = stopped or "complete"
+        outcome = "storage" if writer.failure else stopped or "complete"
     finally:
         progress.stop()
         await gateway.aclose()
-        store.write_checkpoint()
-        store.write_summary(run_summary(store, len(plans), outcome))
+        writer.finish(len(plans), outcome)
+    if writer.failure is not None:
+        raise RunStorageFailed(store.directory, writer.failure, written=store.results.head()["records"])
     records.sort(key=lambda r: r.trial_id)
     return RunResult(store, records, outcome)
 
 
-def _create_store(parent: Path) -> RunStore:
+def create_store(parent: Path) -> RunStore:
     try:
         parent.mkdir(parents=True, exist_ok=True)
         return RunStore.create(parent)
@@ -347,27 +364,6 @@ def check_resumable(manifest: dict[str, Any], scenarios: list[LoadedScenario]) -
                 f"cannot resume: scenario {item.scenario.scenario_id} ({item.path}) changed since the run "
                 "started; restore it, or start a new run"
             )
-
-
-def run_summary(store: RunStore, planned: int, outcome: str) -> dict[str, Any]:
-    """End-of-session totals, computed from the files, so a resumed run's summary covers it all."""
-    statuses = Counter(str(t.get("status")) for t in store.trials())
-    calls = list(store.call_records())
-    return {
-        "run_id": store.run_id,
-        "written_at": utc_now(),
-        "outcome": outcome,
-        "trials_planned": planned,
-        "trials_written": sum(statuses.values()),
-        "trials_by_status": dict(sorted(statuses.items())),
-        "calls": {
-            "records": len(calls),
-            "cache_hits": sum(c.get("cache") == "hit" for c in calls),
-            "errors": sum("error" in c for c in calls),
-        },
-        "cost": cost_totals(calls),
-        "chains": {"results": store.results.head(), "calls": store.calls.head()},
-    }
 
 
 class RunInterrupted(KeyboardInterrupt):

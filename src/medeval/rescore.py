@@ -10,21 +10,23 @@ from typing import Any
 
 from medeval.config import RunConfig
 from medeval.errors import ConfigError
+from medeval.gateway import Gateway
 from medeval.judging import judge_conversation
 from medeval.orchestrator import (
-    CHECKPOINT_INTERVAL,
     NOT_A_MODEL,
+    LoadedScenario,
     RunResult,
     build_gateway,
     build_manifest,
     check_roles,
+    create_store,
     load_scenarios,
     resume_config,
-    run_summary,
 )
 from medeval.progress import QuietProgress, RunProgress
+from medeval.runwriter import RunStorageFailed, Writer
 from medeval.schemas import Scenario, TrialRecord, Unscored
-from medeval.storage import RunStore, utc_now, without_chain
+from medeval.storage import RunStore, StorageError, run_lock, utc_now, without_chain
 from medeval.trial import (
     OPENING_TURN,
     Answered,
@@ -67,8 +69,12 @@ async def execute_rescore(
     source_dir: Path, config: RunConfig, *, progress: RunProgress | None = None
 ) -> RunResult:
     progress = progress or QuietProgress()
-    source = RunStore.open(source_dir)
-    source_records = [TrialRecord.model_validate(without_chain(t)) for t in source.trials()]
+    # The source's lock only while it is read: a rescore of a run still being written would judge
+    # half of it.
+    with run_lock(source_dir, "rescore"):
+        source = RunStore.open(source_dir)
+        source_records = [TrialRecord.model_validate(without_chain(t)) for t in source.trials()]
+        source_head = source.results.head()
     scenarios = {s.scenario.scenario_id: s for s in load_scenarios(config.scenarios)}
     for record in source_records:
         loaded = scenarios.get(record.scenario_id)
@@ -78,41 +84,56 @@ async def execute_rescore(
                 f"{source.run_id}; restore the file the source run used"
             )
     check_roles(config)
-    store: RunStore | None = None
-
-    def sink(call: dict[str, Any]) -> None:
-        assert store is not None
-        store.append_call(call)
-        progress.call(call)
-
-    gateway = build_gateway(config, sink)
+    gateway = build_gateway(config)
     judges = [config.judge_spec(i) for i in range(config.judge_count)] + [config.extractor_spec()]
     if config.adjudicator:
         judges.append(config.adjudicator)
     for spec in judges:
         if spec not in NOT_A_MODEL:
             gateway.adapter(spec)  # a missing key or unknown judge stops here, before any file
-    config.out.mkdir(parents=True, exist_ok=True)
-    store = RunStore.create(config.out)
-    manifest = build_manifest(config, store, list(scenarios.values()), gateway, model_specs=judges)
-    manifest["source_run"] = {
-        "run_id": source.run_id,
-        "path": str(source_dir.resolve()),
-        "results": source.results.head(),
-    }
-    store.write_manifest(manifest)
-    store.write_checkpoint()
+    store = create_store(config.out)
+    with run_lock(store.directory):
+        manifest = build_manifest(config, store, list(scenarios.values()), gateway, model_specs=judges)
+        manifest["source_run"] = {
+            "run_id": source.run_id,
+            "path": str(source_dir.resolve()),
+            "results": source_head,
+        }
+        try:
+            store.write_manifest(manifest)
+            store.write_checkpoint()
+        except StorageError as error:
+            raise RunStorageFailed(store.directory, error, written=0) from None
+        writer = Writer(store, progress)
+        gateway.set_sink(writer.call)
+        records = await _judge_all(config, gateway, scenarios, source_records, writer)
+        if writer.failure is not None:
+            raise RunStorageFailed(
+                store.directory, writer.failure, written=store.results.head()["records"], resumable=False
+            )
+    records.sort(key=lambda r: r.trial_id)
+    return RunResult(store, records, "complete")
 
+
+async def _judge_all(
+    config: RunConfig,
+    gateway: Gateway,
+    scenarios: dict[str, LoadedScenario],
+    source_records: list[TrialRecord],
+    writer: Writer,
+) -> list[TrialRecord]:
     slots = asyncio.Semaphore(config.max_concurrency)
     records: list[TrialRecord] = []
+    store = writer.store
 
     async def one(index: int, old: TrialRecord) -> None:
-        assert store is not None
         loaded = scenarios[old.scenario_id]
         plan = TrialPlan(loaded.scenario, loaded.sha256, old.target.spec, old.epoch)
         trial_id = f"{store.run_id}-t{index:05d}"
         started = utc_now()
         async with slots:
+            if writer.failure is not None:
+                return
             try:
                 record = await judge_conversation(
                     plan,
@@ -131,25 +152,19 @@ async def execute_rescore(
                 record = failed_trial(
                     plan, config, store.run_id, trial_id, f"{type(error).__name__}: {error}", started
                 )
-            store.append_trial(record.model_dump(mode="json"))
-            store.write_checkpoint(min_interval=CHECKPOINT_INTERVAL)
-            records.append(record)
-            progress.trial(record)
+            if writer.trial(record):
+                records.append(record)
 
-    progress.start(len(source_records), 0)
+    writer.progress.start(len(source_records), 0)
     outcome = "interrupted"
     try:
         await asyncio.gather(*(one(i, r) for i, r in enumerate(source_records, start=1)))
-        outcome = "complete"
+        outcome = "storage" if writer.failure else "complete"
     finally:
-        progress.stop()
+        writer.progress.stop()
         await gateway.aclose()
-        store.write_checkpoint()
-        summary = run_summary(store, len(source_records), outcome)
-        summary["source_run"] = manifest["source_run"]
-        store.write_summary(summary)
-    records.sort(key=lambda r: r.trial_id)
-    return RunResult(store, records, outcome)
+        writer.finish(len(source_records), outcome, extra={"source_run": store.read_manifest()["source_run"]})
+    return records
 
 
 def rescore(

@@ -8,16 +8,20 @@ the writer continues on a fresh line: nothing already written is ever rewritten.
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import os
 import secrets
 import time
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from medeval.errors import UserError
 from medeval.hashing import canonical_json, sha256_file, sha256_text
 
 MANIFEST = "manifest.json"
@@ -29,10 +33,66 @@ CHECKPOINT = "checkpoint.json"
 #: End-of-run totals (trials, calls, cost); the manifest itself is written once and never rewritten.
 SUMMARY = "summary.json"
 GENESIS = "0" * 64
+#: Held (flock, exclusive) by whichever process writes to the run; it holds that process's pid.
+LOCK = "run.lock"
 
 
 class TornLineWarning(UserWarning):
     """A JSONL line that does not parse: usually the last line of a run killed mid-write."""
+
+
+class RunLocked(UserError):
+    """Another process holds the run directory's lock."""
+
+
+class StorageError(Exception):
+    """A write to the run directory failed (disk full, file too large, permissions)."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        reason = error.strerror or errno.errorcode.get(error.errno or 0) or str(error)
+        super().__init__(f"cannot write {path} ({reason})")
+        self.path = path
+        self.reason = reason
+
+
+@contextmanager
+def run_lock(directory: Path, action: str = "write to") -> Iterator[None]:
+    """Hold the run directory's exclusive lock for the whole of a command that appends to it (run,
+    --resume, rescore, review import), so two processes never interleave their chains. The lock
+    goes with the process: a killed holder leaves nothing to clean up."""
+    path = directory / LOCK
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise UserError(
+            f"cannot {action} {directory}: cannot create its lock file ({error.strerror or error}); "
+            "make the run directory writable (or copy it somewhere writable) and retry"
+        ) from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            raise RunLocked(
+                f"cannot {action} {directory}: process {holder} is writing to it; wait for that "
+                "process to finish (or stop it), then retry"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def check_writable(directory: Path, action: str) -> None:
+    """Refuse early, before any call, a run directory this process cannot write to."""
+    paths = [directory, *(directory / n for n in (RESULTS, CALLS, CHECKPOINT) if (directory / n).exists())]
+    for path in paths:
+        if not os.access(path, os.W_OK):
+            raise UserError(
+                f"cannot {action} {directory}: {path.name} is read-only; make the run directory "
+                "writable (chmod -R u+w) and retry"
+            )
 
 
 def utc_now() -> str:
@@ -83,15 +143,21 @@ class ChainedJsonl:
         data = ("\n" if self._needs_newline else "") + line + "\n"
         # One write(2) of the whole line on an O_APPEND descriptor: a kill cannot land between two
         # halves of a record, as it can between the chunks of a buffered text file.
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            view = memoryview(data.encode("utf-8"))
-            while view:
-                view = view[os.write(fd, view) :]
-            if self._fsync:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                view = memoryview(data.encode("utf-8"))
+                while view:
+                    view = view[os.write(fd, view) :]
+                if self._fsync:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as error:
+            # Part of the line may be on disk: it is a torn line, and the next append (if any)
+            # starts afresh after it.
+            self._needs_newline = True
+            raise StorageError(self.path, error) from None
         self._needs_newline = False
         self._last_hash = chained["hash"]
         self._count += 1
@@ -111,17 +177,23 @@ class ChainedJsonl:
         return {"records": self._count, "head": self._last_hash}
 
 
+def parse_line(raw: bytes) -> Any:
+    """One JSONL line as JSON, or raise ValueError. A line cut inside a multi-byte UTF-8 character
+    does not decode: it is as torn as one cut between two ASCII characters."""
+    return json.loads(raw.decode("utf-8"))
+
+
 def read_jsonl(path: Path, *, warn: bool = True) -> Iterator[dict[str, Any]]:
     """Every parseable record; a torn or garbled line is skipped (with a warning)."""
     if not path.exists():
         return
-    with path.open(encoding="utf-8") as handle:
+    with path.open("rb") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
-                value = json.loads(line)
-            except json.JSONDecodeError:
+                value = parse_line(line)
+            except ValueError:  # JSONDecodeError and UnicodeDecodeError both
                 if warn:
                     warnings.warn(
                         f"{path.name} line {number} is torn or not JSON; skipped",
@@ -184,7 +256,10 @@ class RunStore:
             return
         self._last_checkpoint = now
         for chain in (self.results, self.calls):
-            chain.sync()
+            try:
+                chain.sync()
+            except OSError as error:
+                raise StorageError(chain.path, error) from None
         self._write_json(
             CHECKPOINT,
             {
@@ -209,10 +284,14 @@ class RunStore:
         # Write-then-rename, so a kill leaves the old file or the new one, never half of one.
         path = self.directory / name
         tmp = path.with_name(name + ".tmp")
-        tmp.write_text(
-            json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        tmp.replace(path)
+        try:
+            tmp.write_text(
+                json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
+            tmp.replace(path)
+        except OSError as error:
+            tmp.unlink(missing_ok=True)  # a full disk leaves no half-written .tmp behind
+            raise StorageError(path, error) from None
 
     def read_manifest(self) -> dict[str, Any]:
         value: dict[str, Any] = json.loads((self.directory / MANIFEST).read_text(encoding="utf-8"))
