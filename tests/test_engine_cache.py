@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from medeval.adapters.base import ChatRequest, Message
-from medeval.cache import CacheMode, ResponseCache, cache_key
+from medeval.cache import CacheMode, CacheWarning, ResponseCache, cache_key
 from medeval.errors import ConfigError
 from medeval.orchestrator import run
 from medeval.storage import CALLS, RESULTS
@@ -121,3 +122,44 @@ def test_an_unusable_cache_directory_stops_the_run_before_any_call(
         run(loop_config(tmp_path / "runs"))
     assert server.request_count == 0
     assert not (tmp_path / "runs").exists()
+
+
+def test_an_unreadable_cache_entry_is_a_miss_that_the_provider_answers(
+    server: LoopbackServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    point_at(server, monkeypatch, tmp_path / "cache")
+    run(loop_config(tmp_path / "a"))
+    sent = server.request_count
+    database = tmp_path / "cache" / "responses.sqlite3"
+    with sqlite3.connect(database) as db:
+        db.execute(
+            "UPDATE responses SET response = '{not json' WHERE rowid = (SELECT min(rowid) FROM responses)"
+        )
+    db.close()
+    with pytest.warns(CacheWarning, match="unreadable entry; dropped it"):
+        second = run(loop_config(tmp_path / "b"))
+    assert server.request_count == sent + 1  # that one call, and only it, went to the provider
+    assert all(r.status != "unscored" for r in second.records)
+    with sqlite3.connect(database) as db:
+        assert db.execute("SELECT count(*) FROM responses WHERE response = '{not json'").fetchone() == (0,)
+    db.close()
+
+
+def test_a_damaged_cache_database_is_bypassed_not_fatal(
+    server: LoopbackServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    point_at(server, monkeypatch, tmp_path / "cache")
+    first = run(loop_config(tmp_path / "a"))
+    database = tmp_path / "cache" / "responses.sqlite3"
+    with sqlite3.connect(database) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+        root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'responses'").fetchone()[0]
+    db.close()
+    with database.open("r+b") as handle:  # garbage over the table's root page
+        handle.seek((root - 1) * page_size)
+        handle.write(b"\xde\xad" * (page_size // 2))
+    with pytest.warns(CacheWarning, match="is damaged"):
+        second = run(loop_config(tmp_path / "b"))
+    assert [r.status for r in second.records] == [r.status for r in first.records]
+    assert all(r.status != "unscored" for r in second.records)

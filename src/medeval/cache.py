@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import warnings
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+
+from pydantic import ValidationError
 
 from medeval.adapters.base import ChatRequest, ChatResponse
 from medeval.errors import ConfigError
@@ -27,6 +30,10 @@ CACHE_ENV = "MEDEVAL_CACHE_DIR"
 CACHE_FILE = "responses.sqlite3"
 #: Providers whose responses are not cached: the offline fake is free, local and deterministic.
 UNCACHED_PROVIDERS = frozenset({"fake"})
+
+
+class CacheWarning(UserWarning):
+    """An unreadable cache entry or database: the call goes to the provider instead."""
 
 
 class CacheMode(StrEnum):
@@ -67,6 +74,7 @@ class ResponseCache:
         self.directory = directory
         self.mode = mode
         self._db: sqlite3.Connection | None = None
+        self._warned_entry = False
 
     def _connect(self) -> sqlite3.Connection:
         if self._db is None:
@@ -94,18 +102,56 @@ class ResponseCache:
         return self.mode is not CacheMode.OFF and provider not in UNCACHED_PROVIDERS
 
     def get(self, key: str) -> ChatResponse | None:
+        """The stored response, or None. An entry that cannot be read is a miss, never a failed
+        call: it is dropped, so the provider's fresh answer replaces it."""
         if self.mode is not CacheMode.USE:
             return None
-        row = self._connect().execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
-        return ChatResponse.model_validate_json(row[0]) if row else None
+        try:
+            db = self._connect()
+            row = db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as error:
+            self._give_up(error)
+            return None
+        if not row:
+            return None
+        try:
+            return ChatResponse.model_validate_json(row[0])
+        except (ValidationError, ValueError, TypeError):
+            if not self._warned_entry:
+                self._warned_entry = True
+                warnings.warn(
+                    f"the response cache in {self.directory} holds an unreadable entry; dropped it "
+                    "and called the provider (reported once per run)",
+                    CacheWarning,
+                    stacklevel=2,
+                )
+            try:
+                db.execute("DELETE FROM responses WHERE key = ?", (key,))
+            except sqlite3.Error as error:
+                self._give_up(error)
+            return None
 
     def put(self, key: str, spec: str, response: ChatResponse) -> None:
         if self.mode is CacheMode.OFF:
             return
-        self._connect().execute(
-            "INSERT OR REPLACE INTO responses (key, spec, created_at, response) VALUES (?, ?, ?, ?)",
-            (key, spec, utc_now(), response.model_dump_json()),
+        try:
+            self._connect().execute(
+                "INSERT OR REPLACE INTO responses (key, spec, created_at, response) VALUES (?, ?, ?, ?)",
+                (key, spec, utc_now(), response.model_dump_json()),
+            )
+        except sqlite3.Error as error:
+            self._give_up(error)
+
+    def _give_up(self, error: sqlite3.Error) -> None:
+        """A damaged database: the rest of the run calls the providers and leaves the file alone."""
+        warnings.warn(
+            f"the response cache {self.directory / CACHE_FILE} is damaged ({error}); calling the "
+            "providers without it for the rest of this run; delete that file to start a fresh cache",
+            CacheWarning,
+            stacklevel=3,
         )
+        self.mode = CacheMode.OFF
+        self.close()
 
     def close(self) -> None:
         if self._db is not None:
