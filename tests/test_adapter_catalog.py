@@ -139,6 +139,15 @@ def test_policy_backoff_is_bounded_and_honours_retry_after_up_to_the_cap() -> No
     assert policy.delay(1, ProviderError("x", retryable=True, retry_after=3.0), rng) == 3.0
     assert policy.delay(1, ProviderError("x", retryable=True, retry_after=999.0), rng) == 10.0
     assert policy.should_retry(2, plain) and not policy.should_retry(3, plain)
+
+
+def test_retry_after_zero_still_waits_at_least_half_the_backoff() -> None:
+    policy = RetryPolicy(max_attempts=4, base_delay=0.5, max_delay=20.0)
+    rng = random.Random(7)
+    now = ProviderError("x", retryable=True, retry_after=0.0, status=503)
+    waits = [policy.delay(n, now, rng) for n in range(1, 4)]
+    assert all(wait >= 0.5 * 2 ** (n - 1) / 2 for n, wait in enumerate(waits, start=1)), waits
+    assert sum(waits) >= 1.75  # three retries of a 5xx burst span seconds, not milliseconds
     assert not policy.should_retry(1, ProviderError("x", retryable=False))
 
 

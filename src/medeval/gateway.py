@@ -15,11 +15,11 @@ from pydantic import BaseModel, ConfigDict
 
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, ProviderError
 from medeval.adapters.registry import create_adapter
-from medeval.adapters.retry import RetryPolicy, Sleeper, real_sleep
+from medeval.adapters.retry import THROTTLE_STATUSES, RetryPolicy, Sleeper, real_sleep
 from medeval.cache import ResponseCache, cache_key
 from medeval.cost import CostMeter
 from medeval.hashing import derive_seed
-from medeval.limits import THROTTLED, Limits
+from medeval.limits import Limits
 from medeval.storage import utc_now
 
 DEFAULT_MAX_CONCURRENCY = 8
@@ -118,7 +118,7 @@ class Gateway:
                     failure = error
                 except Exception as error:  # an adapter bug fails this call, not the run
                     failure = ProviderError(f"{type(error).__name__}: {error}", retryable=False)
-                if failure is not None and failure.status == THROTTLED:
+                if failure is not None and failure.status in THROTTLE_STATUSES:
                     outcome.throttle(failure.retry_after)
                 elapsed = (time.perf_counter() - started) * 1000
             if failure is not None:

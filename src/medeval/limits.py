@@ -15,8 +15,6 @@ from contextlib import asynccontextmanager
 
 from medeval.adapters.retry import Sleeper, real_sleep
 
-THROTTLED = 429
-
 
 class AdaptiveLimit:
     def __init__(

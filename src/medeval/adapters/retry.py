@@ -26,11 +26,15 @@ class RetryPolicy(BaseModel):
     retry_after_cap: float = 60.0
 
     def delay(self, attempt: int, error: ProviderError, rng: random.Random) -> float:
-        """Seconds to wait after failed attempt number `attempt` (1-based)."""
-        if error.retry_after is not None and error.retry_after >= 0:
-            return min(error.retry_after, self.retry_after_cap)
+        """Seconds to wait after failed attempt number `attempt` (1-based): the exponential backoff
+        with equal jitter (at least half of it, so a burst of 5xx is never retried within
+        milliseconds), or the server's Retry-After when that is longer, up to the cap."""
         ceiling = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
-        return rng.uniform(0, ceiling)
+        backoff = rng.uniform(ceiling / 2, ceiling)
+        if error.retry_after is not None and error.retry_after >= 0:
+            # "Retry-After: 0" from a struggling proxy is not a licence to hammer it.
+            return max(min(error.retry_after, self.retry_after_cap), backoff)
+        return backoff
 
     def should_retry(self, attempt: int, error: ProviderError) -> bool:
         return error.retryable and attempt < self.max_attempts
@@ -41,6 +45,10 @@ async def real_sleep(seconds: float) -> None:
 
 
 # --- Which provider failures are worth another attempt (shared by every adapter) -------------
+
+#: Statuses that mean "too many requests": the provider's concurrency halves (gRPC's
+#: RESOURCE_EXHAUSTED is xAI's 429).
+THROTTLE_STATUSES = frozenset({429, "RESOURCE_EXHAUSTED"})
 
 #: gRPC status names that are transient: rate limit or quota, unavailable, deadline (a timeout),
 #: and INTERNAL, which is the gRPC form of an HTTP 500.
