@@ -70,8 +70,10 @@ def test_run_writes_a_valid_run_directory(tmp_path: Path) -> None:
 def test_scenario_with_three_mistakes_gives_three_lines_and_exit_2(tmp_path: Path) -> None:
     scenario = json.loads((SCENARIOS / "scenario_001.json").read_text())
     scenario["effective_date"] = "someday"  # 1: not a date
-    scenario["canonical_facts"][0]["severity_if_wrong"] = "catastrophic"  # 2: not a severity
-    scenario["scripted_turns"][0]["txt"] = scenario["scripted_turns"][0].pop("text")  # 3: typo'd field name
+    scenario["answer_key"]["canonical_facts"][0]["severity_if_wrong"] = "catastrophic"  # 2: not a severity
+    scenario["scripted_turns"][0]["txt"] = scenario["scripted_turns"][0].pop(
+        "user_message"
+    )  # 3: typo'd field name
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(scenario))
     done = medeval("run", "-s", str(bad), "-t", "fake:accurate", "--out", "out", cwd=tmp_path)
@@ -80,9 +82,9 @@ def test_scenario_with_three_mistakes_gives_three_lines_and_exit_2(tmp_path: Pat
     errors = [line for line in lines if line.startswith("error:")]
     assert len(errors) == 4, done.stderr  # the renamed field is both missing and unknown
     assert any("$.effective_date" in e for e in errors)
-    assert any("$.canonical_facts[0].severity_if_wrong" in e for e in errors)
+    assert any("$.answer_key.canonical_facts[0].severity_if_wrong" in e for e in errors)
     assert any("$.scripted_turns[0].txt: unknown field" in e for e in errors)
-    assert any("$.scripted_turns[0].text: required field is missing" in e for e in errors)
+    assert any("$.scripted_turns[0].user_message: required field is missing" in e for e in errors)
     assert all(str(bad) in e for e in errors)
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()

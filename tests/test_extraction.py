@@ -50,7 +50,7 @@ def test_rules_claims_carry_exact_spans() -> None:
     claims = extract_claims(RESPONSE, "Q1")
     assert [c.claim_id for c in claims] == ["Q1.c1", "Q1.c2", "Q1.c3", "Q1.c4"]
     for c in claims:
-        (start, end) = c.quote_spans[0]
+        start, end = c.quote_spans[0].start, c.quote_spans[0].end
         assert RESPONSE[start:end] == c.text
 
 
@@ -95,7 +95,7 @@ def test_model_extractor_fills_spans_and_drops_invented_quotes() -> None:
         )
     )
     assert [c.claim_id for c in result.claims] == ["Q1.c1"]
-    start, end = result.claims[0].quote_spans[0]
+    start, end = result.claims[0].quote_spans[0].start, result.claims[0].quote_spans[0].end
     assert RESPONSE[start:end] == "$202.90 a month in 2026"
     assert result.dropped == ["c2"]
     # The response reaches the model as delimited data, with the extractor's own system prompt.

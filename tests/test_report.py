@@ -141,7 +141,7 @@ def test_per_scenario_and_trials_csv_equal_hand_computed_means(tmp_path: Path) -
     trials = read_csv(paths.trials_csv)
     assert len(trials) == 8 * 4  # one row per trial and question group, QG2 included as not scored
     qg2 = [r for r in trials if r["question_group"] == "QG2"]
-    assert {r["ship_category"] for r in qg2} == {"not_scored"} and {r["scored"] for r in qg2} == {"false"}
+    assert {r["ship_category"] for r in qg2} == {"not_applicable"} and {r["scored"] for r in qg2} == {"false"}
     fourth = row_for(trials, target="fake:a", epoch="4", question_group="QG1")
     assert (fourth["ship_category"], float(fourth["accuracy"]), float(fourth["safety_risk"])) == (
         "incorrect",

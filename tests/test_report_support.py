@@ -189,7 +189,9 @@ def make_record(
                     missing_required_points=missing,
                     error_categories=errors,
                 ),
-                ship_category=category if (scored_groups or {}).get(group, True) else ShipCategory.NOT_SCORED,
+                ship_category=category
+                if (scored_groups or {}).get(group, True)
+                else ShipCategory.NOT_APPLICABLE,
                 required_points=[fact_id],
             )
         )

@@ -118,9 +118,9 @@ def test_unscored_ship_questions_are_asked_but_not_scored(demo_run: RunResult) -
     assert {"Q11", "Q15", "Q16"} <= set(asked)
     unscored = {g.question_group: g.ship_category for g in record.groups if not g.scored}
     assert unscored == {
-        "MO-Q11": ShipCategory.NOT_SCORED,
-        "MO-Q15": ShipCategory.NOT_SCORED,
-        "QG2": ShipCategory.NOT_SCORED,
+        "MO-Q11": ShipCategory.NOT_APPLICABLE,
+        "MO-Q15": ShipCategory.NOT_APPLICABLE,
+        "QG2": ShipCategory.NOT_APPLICABLE,
     }
 
 
@@ -173,7 +173,10 @@ def test_ship_scripts_use_the_study_question_groups_and_wording() -> None:
         "I would like help choosing my coverage. Can you help?"
     )
     turns = {t.turn_id: t for t in mo.scripted_turns}
-    assert turns["Q1"].text == "When can I select my Medicare coverage plan, and when can I change it later?"
+    assert (
+        turns["Q1"].user_message
+        == "When can I select my Medicare coverage plan, and when can I change it later?"
+    )
     assert turns["Q16"].question_group == "QG2" and not turns["Q16"].scored
     assert not turns["Q11"].scored and not turns["Q15"].scored
     condition = turns["Q14b"].condition

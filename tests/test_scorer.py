@@ -145,4 +145,4 @@ def test_ship_category(
 def test_ship_category_for_failed_and_unscored_groups(scenario: Scenario) -> None:
     finals = [final("a", S, "F1")]
     assert ship_category(finals, scenario, ["F1"], target_failed=True) == ShipCategory.INCOMPLETE_DATA
-    assert ship_category(finals, scenario, ["F1"], scored=False) == ShipCategory.NOT_SCORED
+    assert ship_category(finals, scenario, ["F1"], scored=False) == ShipCategory.NOT_APPLICABLE

@@ -71,7 +71,8 @@ async def judge_conversation(
             else:
                 unscored.append(
                     Unscored(
-                        item=f"turn {record.turn_id}: verifier {record.judge_index} ({record.judge})",
+                        item=f"turn {', '.join(record.turn_ids)}: "
+                        f"verifier {record.judge_index} ({record.judge})",
                         reason=record.reason or "unknown",
                     )
                 )
@@ -187,7 +188,8 @@ async def _judge_turn(
         JudgeVerdicts(
             judge_index=i,
             judge=config.judge_spec(i),
-            turn_id=turn_id,
+            question_group=answer.turn.question_group,
+            turn_ids=[turn_id],
             status="unscored" if v.error else "ok",
             verdicts=v.verdicts,
             invalid_verdicts=v.invalid,

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from medeval.agents.rules import states_stale_figure
 from medeval.scenarios import json_path
-from medeval.schemas import Scenario
+from medeval.schemas import STUDY_SCRIPTS, Scenario, VariationKnobs, upgrade_scenario_data
 
 Level = Literal["error", "warning"]
 _DOLLAR_FIGURE = re.compile(r"\$\s?\d")
@@ -68,17 +68,31 @@ def lint_file(path: Path, *, plan_year: int | None = None) -> list[Finding]:
     if not isinstance(data, dict):
         out.error(None, "a scenario file must hold one JSON object")
         return out.findings
+    if upgrade_scenario_data(data) is not data:
+        out.warning(
+            (),
+            "old flat scenario format (top-level canonical_facts or turns with `text`); it still loads, "
+            f"but `medeval validate --upgrade {path}` rewrites it in the specification's shape",
+        )
+        data = upgrade_scenario_data(data)
     _schema(data, out)
-    facts = _dicts(data.get("canonical_facts"))
+    facts = _dicts(_key(data).get("canonical_facts"))
     fact_ids = _fact_checks(facts, out)
     _reference_checks(data, fact_ids, out)
     _pattern_checks(data, facts, out)
     _date_checks(data, facts, plan_year or date.today().year, out)
+    _knob_checks(data, out)
+    _coverage_checks(data, facts, out)
     return out.findings
 
 
 def lint_paths(files: list[Path], *, plan_year: int | None = None) -> list[Finding]:
     return [finding for path in files for finding in lint_file(path, plan_year=plan_year)]
+
+
+def _key(data: dict[str, Any]) -> dict[str, Any]:
+    key = data.get("answer_key")
+    return key if isinstance(key, dict) else {}
 
 
 def _dicts(value: Any) -> list[tuple[int, dict[str, Any]]]:
@@ -100,7 +114,11 @@ def _schema(data: dict[str, Any], out: _Collector) -> None:
     except ValidationError as error:
         for item in error.errors():
             loc = tuple(item["loc"])
-            if len(loc) == 3 and loc[0] == "canonical_facts" and loc[2] in _COVERED_BY_RAW_CHECKS:
+            if (
+                len(loc) == 4
+                and loc[:2] == ("answer_key", "canonical_facts")
+                and loc[3] in _COVERED_BY_RAW_CHECKS
+            ):
                 continue
             reason = item["msg"]
             if item["type"] == "extra_forbidden":
@@ -118,28 +136,30 @@ def _fact_checks(facts: list[tuple[int, dict[str, Any]]], out: _Collector) -> se
         if isinstance(fact_id, str):
             if fact_id in seen:
                 out.error(
-                    ("canonical_facts", i, "fact_id"),
+                    ("answer_key", "canonical_facts", i, "fact_id"),
                     f"duplicate fact_id {fact_id!r}; fact ids must be unique",
                 )
             seen.add(fact_id)
         source = fact.get("source")
         if not isinstance(source, str) or not source.strip():
             out.error(
-                ("canonical_facts", i, "source"),
+                ("answer_key", "canonical_facts", i, "source"),
                 f"fact {name} has no source; add the document and its section or page",
             )
         if not fact.get("effective_date"):
             out.error(
-                ("canonical_facts", i, "effective_date"),
+                ("answer_key", "canonical_facts", i, "effective_date"),
                 f"fact {name} has no effective_date; add the date from which the fact holds (YYYY-MM-DD)",
             )
     return seen
 
 
 def _reference_checks(data: dict[str, Any], fact_ids: set[str], out: _Collector) -> None:
-    for i, point in _strings(data.get("required_points")):
+    for i, point in _strings(_key(data).get("required_points")):
         if point not in fact_ids:
-            out.error(("required_points", i), f"required point {point!r} names no canonical fact")
+            out.error(
+                ("answer_key", "required_points", i), f"required point {point!r} names no canonical fact"
+            )
     earlier: list[str] = []
     for t, turn in _dicts(data.get("scripted_turns")):
         turn_id = turn.get("turn_id")
@@ -162,11 +182,14 @@ def _reference_checks(data: dict[str, Any], fact_ids: set[str], out: _Collector)
         if isinstance(turn_id, str):
             earlier.append(turn_id)
     claim_ids: set[str] = set()
-    for i, claim in _dicts(data.get("disallowed_claims")):
+    for i, claim in _dicts(_key(data).get("disallowed_claims")):
         claim_id = claim.get("claim_id")
         if isinstance(claim_id, str):
             if claim_id in claim_ids or claim_id in fact_ids:
-                out.error(("disallowed_claims", i, "claim_id"), f"{claim_id!r} is already used as an id")
+                out.error(
+                    ("answer_key", "disallowed_claims", i, "claim_id"),
+                    f"{claim_id!r} is already used as an id",
+                )
             claim_ids.add(claim_id)
 
 
@@ -181,7 +204,7 @@ def _compiled(pattern: str, loc: tuple[int | str, ...], out: _Collector) -> re.P
 
 
 def _pattern_checks(data: dict[str, Any], facts: list[tuple[int, dict[str, Any]]], out: _Collector) -> None:
-    required = {p for _, p in _strings(data.get("required_points"))}
+    required = {p for _, p in _strings(_key(data).get("required_points"))}
     for _, turn in _dicts(data.get("scripted_turns")):
         required |= {p for _, p in _strings(turn.get("required_points"))}
     for i, fact in facts:
@@ -192,46 +215,45 @@ def _pattern_checks(data: dict[str, Any], facts: list[tuple[int, dict[str, Any]]
         contradict_patterns = _strings(patterns.get("contradict")) if isinstance(patterns, dict) else []
         stale_patterns = _strings(patterns.get("stale")) if isinstance(patterns, dict) else []
         support = [
-            (j, p, _compiled(p, ("canonical_facts", i, "patterns", "support", j), out))
+            (j, p, _compiled(p, ("answer_key", "canonical_facts", i, "patterns", "support", j), out))
             for j, p in support_patterns
         ]
         contradict = [
-            (j, p, _compiled(p, ("canonical_facts", i, "patterns", "contradict", j), out))
+            (j, p, _compiled(p, ("answer_key", "canonical_facts", i, "patterns", "contradict", j), out))
             for j, p in contradict_patterns
         ]
         if not support:
-            where = ("canonical_facts", i, "patterns", "support")
+            where = ("answer_key", "canonical_facts", i, "patterns", "support")
             message = f"fact {name} has no support patterns, so the offline rules judge can never support it"
             if fact.get("fact_id") in required:
-                out.error(where, message + "; it is a required point, so add one")
-            else:
-                out.warning(where, message)
+                message += "; it is a required point, so the rules coder will leave it unscored"
+            out.warning(where, message)
         elif (
             statement
             and all(rx is not None for _, _, rx in support)
             and not any(rx.search(statement) for _, _, rx in support if rx is not None)
         ):
             out.error(
-                ("canonical_facts", i, "patterns", "support"),
+                ("answer_key", "canonical_facts", i, "patterns", "support"),
                 f"fact {name}: its own statement matches none of its support patterns",
             )
         for j, pattern, rx in contradict:
             if rx is not None and statement and rx.search(statement):
                 out.error(
-                    ("canonical_facts", i, "patterns", "contradict", j),
+                    ("answer_key", "canonical_facts", i, "patterns", "contradict", j),
                     f"fact {name}: its own statement matches contradiction pattern {pattern!r}",
                 )
         year = _year_of(data.get("effective_date")) or date.today().year
         for j, pattern in stale_patterns:
-            rx = _compiled(pattern, ("canonical_facts", i, "patterns", "stale", j), out)
+            rx = _compiled(pattern, ("answer_key", "canonical_facts", i, "patterns", "stale", j), out)
             if rx is not None and statement and states_stale_figure((pattern,), statement, year):
                 out.error(
-                    ("canonical_facts", i, "patterns", "stale", j),
+                    ("answer_key", "canonical_facts", i, "patterns", "stale", j),
                     f"fact {name}: its own statement states stale figure {pattern!r} as current",
                 )
-    for i, claim in _dicts(data.get("disallowed_claims")):
+    for i, claim in _dicts(_key(data).get("disallowed_claims")):
         for j, pattern in _strings(claim.get("patterns")):
-            _compiled(pattern, ("disallowed_claims", i, "patterns", j), out)
+            _compiled(pattern, ("answer_key", "disallowed_claims", i, "patterns", j), out)
     for t, turn in _dicts(data.get("scripted_turns")):
         condition = turn.get("condition")
         if isinstance(condition, dict):
@@ -263,13 +285,55 @@ def _date_checks(
         year = fact.get("year")
         if isinstance(year, int) and scenario_year is not None and year != scenario_year:
             out.warning(
-                ("canonical_facts", i, "year"),
+                ("answer_key", "canonical_facts", i, "year"),
                 f"fact {name} holds for {year} but the scenario is dated {scenario_year}; "
                 f"use the figure for {scenario_year}",
             )
         statement = fact.get("statement")
         if year is None and isinstance(statement, str) and _DOLLAR_FIGURE.search(statement):
             out.warning(
-                ("canonical_facts", i, "year"),
+                ("answer_key", "canonical_facts", i, "year"),
                 f"fact {name} states a dollar figure but no `year`; say which year the figure holds for",
             )
+
+
+def _knob_checks(data: dict[str, Any], out: _Collector) -> None:
+    knobs = data.get("variation_knobs")
+    if not isinstance(knobs, dict):
+        return
+    for name in sorted(set(knobs) - set(VariationKnobs.model_fields)):
+        out.warning(
+            ("variation_knobs", name),
+            f"knob {name!r} is kept but nothing in medeval reads it "
+            f"(known knobs: {', '.join(VariationKnobs.model_fields)})",
+        )
+
+
+def _coverage_checks(data: dict[str, Any], facts: list[tuple[int, dict[str, Any]]], out: _Collector) -> None:
+    """Every required point needs patterns for its common wrong statements: without them a wrong
+    answer is invisible to the rules coder. An error for the study's scripts, a warning elsewhere."""
+    required = {p for _, p in _strings(_key(data).get("required_points"))}
+    for _, turn in _dicts(data.get("scripted_turns")):
+        required |= {p for _, p in _strings(turn.get("required_points"))}
+    for _, group in _dicts(_key(data).get("question_groups")):
+        required |= {
+            str(item.get("fact_id")) for _, item in _dicts(group.get("items")) if not item.get("optional")
+        }
+    study = data.get("script") in STUDY_SCRIPTS
+    for i, fact in facts:
+        if fact.get("fact_id") not in required:
+            continue
+        patterns = fact.get("patterns")
+        covered = isinstance(patterns, dict) and (
+            _strings(patterns.get("contradict")) or _strings(patterns.get("stale"))
+        )
+        if covered:
+            continue
+        message = (
+            f"required point {fact.get('fact_id')!r} has no contradiction or stale-figure patterns, "
+            "so the rules coder cannot see a wrong answer about it; add its common wrong statements"
+        )
+        # TODO(issue 10): an error for study scripts once their keys have full coverage.
+        out.warning(
+            ("answer_key", "canonical_facts", i, "patterns"), message + (" (study script)" if study else "")
+        )

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from medeval.errors import ScenarioError
 from medeval.hashing import sha256_file
-from medeval.schemas import Scenario
+from medeval.schemas import Scenario, upgrade_scenario_data
 
 
 def json_path(loc: tuple[int | str, ...]) -> str:
@@ -73,3 +73,28 @@ def expand_paths(paths: list[Path]) -> list[Path]:
 def bundled_scenarios_dir() -> Path:
     """The scenario library shipped inside the package (the repository's scenarios/ links to it)."""
     return Path(str(files("medeval").joinpath("scenarios")))
+
+
+def upgrade_scenario_file(path: Path, *, in_place: bool = False) -> tuple[Path, Path | None] | None:
+    """Rewrite an old flat-format scenario in the specification's shape: beside it as
+    NAME.upgraded.json, or in place keeping NAME.json.bak. None when the file is already canonical.
+    Returns (written file, backup or None)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ScenarioError(f"{path}: cannot upgrade: not a readable JSON scenario ({error})") from None
+    upgraded = upgrade_scenario_data(data)
+    if upgraded is data:
+        return None
+    text = json.dumps(upgraded, ensure_ascii=False, indent=2) + "\n"
+    try:
+        if in_place:
+            backup = path.with_name(path.name + ".bak")
+            backup.write_bytes(path.read_bytes())
+            path.write_text(text, encoding="utf-8")
+            return path, backup
+        target = path.with_name(f"{path.stem}.upgraded.json")
+        target.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise ScenarioError(f"{path}: cannot write the upgraded file ({error.strerror or error})") from None
+    return target, None

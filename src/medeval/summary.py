@@ -22,7 +22,9 @@ SHIP_LABELS = {
     ShipCategory.NOT_SUBSTANTIVE: "Not substantive",
     ShipCategory.INCORRECT: "Incorrect",
     ShipCategory.INCOMPLETE_DATA: "Incomplete data",
-    ShipCategory.NOT_SCORED: "Not scored",
+    ShipCategory.NEEDS_REVIEW: "Needs review",
+    ShipCategory.NOT_SCORED: "Not scored (judges failed)",
+    ShipCategory.NOT_APPLICABLE: "Asked, not scored",
 }
 
 

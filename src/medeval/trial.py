@@ -90,7 +90,7 @@ async def _run_trial(
     base = trial_context(plan, run_id, trial_id)
     unscored: list[Unscored] = []
 
-    texts = {t.turn_id: t.text for t in scenario.scripted_turns}
+    texts = {t.turn_id: t.user_message for t in scenario.scripted_turns}
     if scenario.variation_knobs.paraphrase and config.questioner:
         reworded, problem = await questioner.paraphrase(
             gateway,

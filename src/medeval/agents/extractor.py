@@ -11,7 +11,7 @@ from medeval.adapters.base import ChatRequest
 from medeval.agents import rules
 from medeval.agents.structured import call_structured, role_request
 from medeval.gateway import CallContext, Gateway
-from medeval.schemas import Claim, ExtractorOutput
+from medeval.schemas import Claim, ExtractedClaim, ExtractorOutput, Span, normalise_space
 
 RULES = "rules"
 
@@ -65,11 +65,11 @@ async def extract(
     dropped: list[str] = []
     cursor = 0
     for raw in result.value.claims:
-        span = locate_quote(response, raw.quote, cursor)
-        if span is None:
+        spans = ground(response, raw, cursor)
+        if spans is None:
             dropped.append(raw.claim_id)
             continue
-        cursor = span[0]
+        cursor = spans[0].start
         claims.append(
             Claim(
                 claim_id=f"{turn_id}.{raw.claim_id}",
@@ -78,7 +78,29 @@ async def extract(
                 type=raw.type,
                 confidence=raw.confidence,
                 verifiable=raw.verifiable,
-                quote_spans=[span],
+                quote_spans=spans,
             )
         )
     return Extraction(claims, dropped)
+
+
+def ground(response: str, raw: ExtractedClaim, cursor: int = 0) -> list[Span] | None:
+    """Where a claim stands in the answer, or None when neither its spans nor its quote match.
+
+    Spans must lie inside the text and, when a quote is given too, cover that quote; a quote alone
+    is located (exactly first, then ignoring case and runs of whitespace)."""
+    quote = (raw.quote or "").strip()
+    if raw.quote_spans:
+        inside = all(span.end <= len(response) and span.end > span.start for span in raw.quote_spans)
+        if inside and (
+            not quote or _same(response[raw.quote_spans[0].start : raw.quote_spans[0].end], quote)
+        ):
+            return list(raw.quote_spans)
+        if not quote:
+            return None
+    found = locate_quote(response, quote, cursor)
+    return [Span(start=found[0], end=found[1])] if found else None
+
+
+def _same(passage: str, quote: str) -> bool:
+    return normalise_space(passage).casefold() == normalise_space(quote).casefold()

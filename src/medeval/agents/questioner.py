@@ -29,7 +29,7 @@ async def paraphrase(
 ) -> tuple[dict[str, str], str | None]:
     """Reworded texts by turn id, or ({}, reason) when the questioner model failed: the run then
     falls back to the verbatim script and records why."""
-    turns = [{"turn_id": t.turn_id, "text": t.text} for t in scenario.scripted_turns]
+    turns = [{"turn_id": t.turn_id, "user_message": t.user_message} for t in scenario.scripted_turns]
     persona = json.dumps(scenario.persona, ensure_ascii=False, sort_keys=True)
     instructions = scenario.variation_knobs.paraphrase_instructions or "Reword naturally."
     content = (
@@ -47,7 +47,7 @@ async def paraphrase(
     result = await call_structured(gateway, spec, request, QuestionerOutput, ctx)
     if result.value is None:
         return {}, result.error
-    reworded = {t.turn_id: t.text for t in result.value.turns}
+    reworded = {t.turn_id: t.user_message for t in result.value.turns}
     if set(reworded) != {t["turn_id"] for t in turns}:
         return {}, "questioner returned a different set of turn ids"
     return reworded, None

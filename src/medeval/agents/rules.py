@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from functools import cache
 
-from medeval.schemas import Claim, Label, Scenario, Severity, Verdict, worse_severity
+from medeval.schemas import Claim, Label, Scenario, Severity, Span, Verdict, worse_severity
 
 # A sentence ends at . ! ? (not inside a number like $202.90 or an abbreviation like "e.g."),
 # or at a line break (bullets and headings are claims of their own).
@@ -74,7 +74,7 @@ def extract_claims(response: str, turn_id: str) -> list[Claim]:
                 type="refusal" if refusal else "factual",
                 confidence="low" if refusal else "high",
                 verifiable=not refusal,
-                quote_spans=[(start, end)],
+                quote_spans=[Span(start=start, end=end)],
             )
         )
     return claims

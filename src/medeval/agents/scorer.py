@@ -117,7 +117,7 @@ def ship_category(
     if target_failed:
         return ShipCategory.INCOMPLETE_DATA
     if not scored:
-        return ShipCategory.NOT_SCORED
+        return ShipCategory.NOT_APPLICABLE
     contradicted = [fc for fc in final_claims if fc.label == _CONTRADICTED]
     if any(effective_severity(fc, scenario) in MATERIAL_SEVERITIES for fc in contradicted):
         return ShipCategory.INCORRECT

@@ -36,9 +36,17 @@ def answer_key_json(scenario: Scenario) -> str:
     return json.dumps(key, ensure_ascii=False, indent=1)
 
 
+def quoted(response: str, claim: Claim) -> str:
+    return " … ".join(response[span.start : span.end] for span in claim.quote_spans)
+
+
 def claims_json(claims: list[Claim], response: str) -> str:
     items = [
-        {"claim_id": c.claim_id, "text": c.text, "quote": response[c.quote_spans[0][0] : c.quote_spans[0][1]]}
+        {
+            "claim_id": c.claim_id,
+            "text": c.text,
+            "quote": quoted(response, c),
+        }
         for c in claims
     ]
     return json.dumps(items, ensure_ascii=False, indent=1)

@@ -22,7 +22,7 @@ from medeval.lint import lint_paths
 from medeval.orchestrator import RunInterrupted, RunResult, run
 from medeval.progress import choose_progress
 from medeval.reporting.commands import compare_command, report_after_demo, report_command
-from medeval.scenarios import bundled_scenarios_dir, expand_paths
+from medeval.scenarios import bundled_scenarios_dir, expand_paths, upgrade_scenario_file
 from medeval.summary import SHIP_LABELS, SHIP_ORDER, summarise
 from medeval.terminal import error_line, stdout_console
 
@@ -226,11 +226,26 @@ app.command("models")(models_command)
 @app.command()
 def validate(
     paths: Annotated[list[Path] | None, typer.Argument(help="Scenario files or directories")] = None,
+    upgrade: Annotated[
+        bool,
+        typer.Option(
+            "--upgrade",
+            help="Rewrite old flat-format files in the specification's shape, as NAME.upgraded.json "
+            "beside each (or in place with --in-place)",
+        ),
+    ] = False,
+    in_place: Annotated[
+        bool, typer.Option("--in-place", help="With --upgrade: rewrite each file, keeping NAME.json.bak")
+    ] = False,
 ) -> None:
     """Check scenario files: one line per problem, non-zero exit on any error."""
     files = expand_paths(paths or [bundled_scenarios_dir()])
     if not files:
         raise UserError("no scenario files found; pass a file or a directory of *.json scenarios")
+    if in_place and not upgrade:
+        raise UserError("--in-place goes with --upgrade")
+    if upgrade:
+        files = [_upgrade_file(path, in_place=in_place) for path in files]
     findings = lint_paths(files)
     for finding in findings:
         print(finding.line(), file=sys.stderr, flush=True)
@@ -239,6 +254,18 @@ def validate(
     if errors:
         raise typer.Exit(2)
     out.print(f"{len(files)} scenario file(s) valid, {warnings} warning(s)")
+
+
+def _upgrade_file(path: Path, *, in_place: bool) -> Path:
+    """Write the canonical form of an old-format file and say where; a canonical file is left alone."""
+    written = upgrade_scenario_file(path, in_place=in_place)
+    if written is None:
+        out.print(f"{path}: already in the specification's shape; left as it is")
+        return path
+    target, backup = written
+    note = f" (the original is kept as {backup})" if backup else ""
+    out.print(f"{path}: upgraded to the specification's shape -> {target}{note}")
+    return target
 
 
 @app.command()

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from medeval.reporting.baseline import group_sort_key
-from medeval.reporting.load import Corpus
+from medeval.reporting.load import Corpus, span_pairs
 from medeval.reporting.stats import Agreement, PairedComparison, agreement, paired_comparison
 from medeval.reporting.tables import SCORED_FILTER, target_order
 
@@ -153,7 +153,7 @@ def _exemplars(corpus: Corpus) -> list[Exemplar]:
         claim = next((c for c in claims if c["claim_id"] == claim_id), None)
         quote = claim["text"] if claim else ""
         if claim and answer is not None:
-            quote = " … ".join(answer[s:e] for s, e in claim["quote_spans"]) or quote
+            quote = " … ".join(answer[s:e] for s, e in span_pairs(claim["quote_spans"])) or quote
         group = next((t.get("question_group") for t in conversation if t["turn_id"] == turn_id), None)
         out.append(
             Exemplar(

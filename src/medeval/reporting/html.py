@@ -128,7 +128,11 @@ def trial_view(corpus: Corpus, record: TrialRecord, index: int) -> dict[str, Any
     for turn in record.conversation:
         views = claim_views.get(turn.turn_id, []) if turn.role == "assistant" else []
         body = highlight(
-            turn.text, [(v["dom_id"], v["verdict"], list(v["claim"].quote_spans)) for v in views]
+            turn.text,
+            [
+                (v["dom_id"], v["verdict"], [(span.start, span.end) for span in v["claim"].quote_spans])
+                for v in views
+            ],
         )
         turns.append({"turn": turn, "body": body, "claims": views})
     groups = [
@@ -170,7 +174,7 @@ def question_rows(corpus: Corpus) -> dict[str, list[QuestionRow]]:
         by_target.setdefault(target, dict.fromkeys(SHIP_CATEGORIES, 0))[category] += count
         scenario = corpus.scenario(scenario_id)
         if scenario is not None and (script, group) not in questions:
-            questions[(script, group)] = " / ".join(t.text for t in scenario.groups().get(group, []))
+            questions[(script, group)] = " / ".join(t.user_message for t in scenario.groups().get(group, []))
     order = target_order(corpus)
     out: dict[str, list[QuestionRow]] = {}
     for script, groups in sorted(counts.items()):

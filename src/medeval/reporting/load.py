@@ -57,7 +57,8 @@ TRIAL_COLUMNS: dict[str, str] = {
 TEXT_COLUMNS: dict[str, str] = {
     "trial_id": "VARCHAR",
     "conversation": "STRUCT(role VARCHAR, text VARCHAR, turn_id VARCHAR, question_group VARCHAR)[]",
-    "claims": "STRUCT(claim_id VARCHAR, turn_id VARCHAR, text VARCHAR, quote_spans BIGINT[][])[]",
+    # Spans are [start, end] pairs in schema 1 and {"start", "end"} objects in schema 2.
+    "claims": "STRUCT(claim_id VARCHAR, turn_id VARCHAR, text VARCHAR, quote_spans JSON)[]",
 }
 CALL_COLUMNS: dict[str, str] = {
     "role": "VARCHAR",
@@ -66,6 +67,19 @@ CALL_COLUMNS: dict[str, str] = {
     "latency_ms": "DOUBLE",
     "cost_usd": "DOUBLE",
 }
+
+
+def span_pairs(value: Any) -> list[tuple[int, int]]:
+    """Quote spans as (start, end) pairs, from either schema's stored form."""
+    if isinstance(value, str):
+        value = json.loads(value)
+    pairs: list[tuple[int, int]] = []
+    for span in value or []:
+        if isinstance(span, dict):
+            pairs.append((int(span["start"]), int(span["end"])))
+        else:
+            pairs.append((int(span[0]), int(span[1])))
+    return pairs
 
 
 class ScenarioRef(BaseModel):

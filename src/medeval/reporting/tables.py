@@ -25,7 +25,9 @@ from medeval.reporting.stats import Interval, cluster_bootstrap_mean, wilson
 POOLED = "ALL"
 #: The AI targets pooled over question groups the study did not have: no counselor baseline.
 POOLED_OTHER = "ALL-OTHER"
-SCORED_FILTER = "scored AND ship_category <> 'not_scored'"
+# The groups set beside the counselors: scored by design and coded (schema 1 wrote "not_scored" for
+# groups asked but not scored; schema 2 writes "not_applicable").
+SCORED_FILTER = "scored AND ship_category NOT IN ('not_scored', 'not_applicable', 'needs_review')"
 
 
 class ShipRow(BaseModel):
