@@ -17,6 +17,11 @@ def base() -> dict[str, Any]:
     return data
 
 
+def key(data: dict[str, Any]) -> dict[str, Any]:
+    answer_key: dict[str, Any] = data["answer_key"]
+    return answer_key
+
+
 def write(tmp_path: Path, data: Any, name: str = "scenario.json") -> Path:
     path = tmp_path / name
     path.write_text(json.dumps(data))
@@ -48,7 +53,7 @@ def test_validate_passes_on_the_repository_scenarios_directory(tmp_path: Path) -
 def test_missing_fact_and_missing_source_are_both_named_with_exit_2(tmp_path: Path) -> None:
     data = base()
     data["scripted_turns"][0]["required_points"].append("F99")
-    del data["answer_key"]["canonical_facts"][1]["source"]
+    del key(data)["canonical_facts"][1]["source"]
     bad = write(tmp_path, data)
     done = medeval("validate", str(bad), cwd=tmp_path)
     assert done.returncode == 2
@@ -66,8 +71,8 @@ def test_missing_fact_and_missing_source_are_both_named_with_exit_2(tmp_path: Pa
 
 def test_duplicate_ids_and_dangling_references_are_errors(tmp_path: Path) -> None:
     data = base()
-    data["answer_key"]["canonical_facts"][1]["fact_id"] = "F1"
-    data["answer_key"]["required_points"].append("NOPE")
+    key(data)["canonical_facts"][1]["fact_id"] = "F1"
+    key(data)["required_points"].append("NOPE")
     data["scripted_turns"].append(
         {
             "turn_id": "Q2",
@@ -75,7 +80,7 @@ def test_duplicate_ids_and_dangling_references_are_errors(tmp_path: Path) -> Non
             "condition": {"after_turn": "Q9", "unless_mentioned": ["x"]},
         }
     )
-    data["answer_key"]["disallowed_claims"][0]["claim_id"] = "F3"
+    key(data)["disallowed_claims"][0]["claim_id"] = "F3"
     found = errors(lint_file(write(tmp_path, data)))
     assert any("duplicate fact_id 'F1'" in line for line in found)
     assert any("$.answer_key.required_points[4]" in line and "'NOPE'" in line for line in found)
@@ -87,18 +92,18 @@ def test_duplicate_ids_and_dangling_references_are_errors(tmp_path: Path) -> Non
 
 def test_a_fact_without_an_effective_date_is_an_error(tmp_path: Path) -> None:
     data = base()
-    del data["answer_key"]["canonical_facts"][0]["effective_date"]
+    del key(data)["canonical_facts"][0]["effective_date"]
     found = errors(lint_file(write(tmp_path, data), plan_year=2026))
     assert found == [
-        f"error: {tmp_path / 'scenario.json'}: $.answer_key.canonical_facts[0].effective_date: fact 'F1' has no "
-        "effective_date; add the date from which the fact holds (YYYY-MM-DD)"
+        f"error: {tmp_path / 'scenario.json'}: $.answer_key.canonical_facts[0].effective_date: "
+        "fact 'F1' has no effective_date; add the date from which the fact holds (YYYY-MM-DD)"
     ]
 
 
 def test_patterns_must_compile_everywhere(tmp_path: Path) -> None:
     data = base()
-    data["answer_key"]["canonical_facts"][0]["patterns"]["contradict"].append("(unclosed")
-    data["answer_key"]["disallowed_claims"][0]["patterns"].append("[bad")
+    key(data)["canonical_facts"][0]["patterns"]["contradict"].append("(unclosed")
+    key(data)["disallowed_claims"][0]["patterns"].append("[bad")
     data["scripted_turns"].append(
         {
             "turn_id": "Q2",
@@ -116,12 +121,8 @@ def test_patterns_must_compile_everywhere(tmp_path: Path) -> None:
 
 def test_a_statement_must_match_its_support_and_none_of_its_contradictions(tmp_path: Path) -> None:
     data = base()
-    data["answer_key"]["canonical_facts"][2]["patterns"]["support"] = [
-        r"\$999"
-    ]  # F3 no longer supports itself
-    data["answer_key"]["canonical_facts"][3]["patterns"]["contradict"].append(
-        r"\$9,250"
-    )  # F4 contradicts itself
+    key(data)["canonical_facts"][2]["patterns"]["support"] = [r"\$999"]  # F3 no longer supports itself
+    key(data)["canonical_facts"][3]["patterns"]["contradict"].append(r"\$9,250")  # F4 contradicts itself
     found = errors(lint_file(write(tmp_path, data), plan_year=2026))
     assert len(found) == 2, found
     assert "canonical_facts[2].patterns.support" in found[0] and "matches none of its support" in found[0]
@@ -132,8 +133,8 @@ def test_a_fact_without_support_patterns_is_a_warning_and_a_required_one_says_it
     tmp_path: Path,
 ) -> None:
     data = base()
-    data["answer_key"]["canonical_facts"][0]["patterns"]["support"] = []  # F1: required
-    data["answer_key"]["canonical_facts"][5]["patterns"]["support"] = []  # F6: optional
+    key(data)["canonical_facts"][0]["patterns"]["support"] = []  # F1: required
+    key(data)["canonical_facts"][5]["patterns"]["support"] = []  # F6: optional
     findings = lint_file(write(tmp_path, data), plan_year=2026)
     # `validate` and `run` accept the same files: the rules coder reports such a point as unscored.
     assert errors(findings) == []
@@ -159,15 +160,15 @@ def test_stale_dates_are_warnings_and_do_not_fail_validation(tmp_path: Path) -> 
 
 def test_a_dollar_figure_without_a_year_is_a_warning(tmp_path: Path) -> None:
     data = base()
-    del data["answer_key"]["canonical_facts"][2]["year"]
+    del key(data)["canonical_facts"][2]["year"]
     found = warnings(lint_file(write(tmp_path, data), plan_year=2026))
     assert len(found) == 1 and "'F3' states a dollar figure but no `year`" in found[0]
 
 
 def test_schema_errors_are_reported_alongside_reference_errors(tmp_path: Path) -> None:
     data = base()
-    data["answer_key"]["canonical_facts"][0]["severity_if_wrong"] = "catastrophic"
-    data["answer_key"]["required_points"].append("GONE")
+    key(data)["canonical_facts"][0]["severity_if_wrong"] = "catastrophic"
+    key(data)["required_points"].append("GONE")
     found = errors(lint_file(write(tmp_path, data)))
     assert any("canonical_facts[0].severity_if_wrong" in line for line in found)
     assert any("'GONE' names no canonical fact" in line for line in found)
@@ -185,7 +186,7 @@ def test_unreadable_input_is_one_error_line(tmp_path: Path) -> None:
 
 def test_a_statement_must_not_state_its_own_stale_figure_as_current(tmp_path: Path) -> None:
     data = base()
-    data["answer_key"]["canonical_facts"][2]["patterns"]["stale"] = [r"\$202\.90", r"\$185\b", "("]
+    key(data)["canonical_facts"][2]["patterns"]["stale"] = [r"\$202\.90", r"\$185\b", "("]
     findings = lint_file(write(tmp_path, data))
     assert any(
         "canonical_facts[2].patterns.stale[0]" in e and "states stale figure" in e for e in errors(findings)
