@@ -125,6 +125,11 @@ class VerifierOutput(Strict):
     non_answer: NonAnswer | None = Field(
         default=None, description="Set only when the whole answer is a non-answer of this kind"
     )
+    uncertain: list[str] = Field(
+        default_factory=list,
+        description="Passages of substance the judge could neither credit nor contradict: with no "
+        "item covered they send the group to review instead of Not Substantive",
+    )
 
 
 class TieBreak(Strict):

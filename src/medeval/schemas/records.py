@@ -81,6 +81,7 @@ class JudgeVerdicts(Strict):
     verdicts: list[Verdict] = Field(default_factory=list)
     checklist: list[CodedItem] = Field(default_factory=list)
     non_answer: NonAnswer | None = None
+    uncertain: list[str] = Field(default_factory=list)
     invalid_verdicts: list[str] = Field(default_factory=list)
     reason: str | None = None
 
