@@ -6,9 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from medeval.audit import verify_run
 from medeval.orchestrator import run
-from medeval.testing.loopback import LoopbackServer
-from tests.engine_support import DUMMY_KEY, loop_config, point_at
+from medeval.redact import redact, redact_url
+from medeval.testing.loopback import Fault, LoopbackServer
+from tests.conftest import medeval
+from tests.engine_support import DUMMY_KEY, LOOP_TARGET, SCENARIO_001, loop_config, only_run, point_at
 
 
 def files_under(*roots: Path) -> list[Path]:
@@ -29,3 +32,43 @@ def test_the_api_key_reaches_the_server_and_no_file(monkeypatch: pytest.MonkeyPa
     assert any(p.suffix == ".sqlite3" for p in written)
     for path in written:
         assert DUMMY_KEY.encode() not in path.read_bytes(), path
+
+
+PASSWORD = "proxy-pass-7f3a9c1e"
+
+
+def test_a_401_that_echoes_the_key_and_a_password_in_the_base_url_reach_no_artifact(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    echo = Fault.error(401, f"Incorrect API key provided: {DUMMY_KEY}. Find your key at https://example.test")
+    with LoopbackServer(faults=[echo] * 40) as server:
+        point_at(server, monkeypatch, tmp_path / "cache")
+        credentialed = server.base_url.replace("http://", f"http://shopper:{PASSWORD}@") + "?token=abc123xyz"
+        monkeypatch.setenv("OPENAI_COMPATIBLE_BASE_URL", credentialed)
+        ran = medeval(
+            "run", "-q", "-s", str(SCENARIO_001), "-t", LOOP_TARGET, "-j", "rules", "--out", "runs",
+            cwd=tmp_path,
+        )  # fmt: skip
+    assert server.requests, "the key never reached the server, so its absence proves nothing"
+    run_dir = only_run(tmp_path / "runs")
+    reported = medeval("report", str(run_dir), cwd=tmp_path)
+    models = medeval("models", cwd=tmp_path)
+    printed = [p.stdout + p.stderr for p in (ran, reported, models)]
+    assert "Incorrect API key provided: <redacted>" in (run_dir / "calls.jsonl").read_text(encoding="utf-8")
+    assert (run_dir / "report" / "report.html").is_file()
+    for secret in (DUMMY_KEY, PASSWORD, "abc123xyz"):
+        for path in files_under(tmp_path / "runs", tmp_path / "cache"):
+            assert secret.encode() not in path.read_bytes(), (secret, path)
+        for text in printed:
+            assert secret not in text
+    assert "http://127.0.0.1:" in models.stdout  # the endpoint is still shown, without its userinfo
+    assert [f.severity for f in verify_run(run_dir)] == ["ok"]  # redacted records still chain
+
+
+def test_redact_replaces_key_values_and_url_userinfo(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-0123456789")
+    monkeypatch.setenv("HTTPS_PROXY", "http://me:hunter2hunter2@proxy:3128")
+    monkeypatch.setenv("SHORT_TOKEN", "abc")  # too short to redact without garbling text
+    text = "bad key sk-ant-0123456789 via http://me:hunter2hunter2@proxy:3128 and abc"
+    assert redact(text) == "bad key <redacted> via http://proxy:3128 and abc"
+    assert redact_url("https://u:p@host.test:8443/v1?key=zzz#frag") == "https://host.test:8443/v1"

@@ -38,6 +38,7 @@ from medeval.gateway import CallSink, Gateway
 from medeval.limits import Limits
 from medeval.progress import QuietProgress, RunProgress
 from medeval.prompts import prompt_hashes
+from medeval.redact import redact_settings
 from medeval.runwriter import RunStorageFailed, Writer
 from medeval.scenarios import expand_paths, scenario_problems, scenario_sha256
 from medeval.schemas import Scenario, TrialRecord
@@ -180,7 +181,7 @@ def build_manifest(
             }
             for s in scenarios
         ],
-        "models": {spec: gateway.adapter(spec).settings() for spec in sorted(specs)},
+        "models": {spec: redact_settings(gateway.adapter(spec).settings()) for spec in sorted(specs)},
     }
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from medeval.errors import UserError
 from medeval.hashing import canonical_json, sha256_file, sha256_text
+from medeval.redact import redact
 
 MANIFEST = "manifest.json"
 RESULTS = "results.jsonl"
@@ -135,6 +136,11 @@ class ChainedJsonl:
     def append(self, record: dict[str, Any]) -> dict[str, Any]:
         chained = {**record, "prev_hash": self._last_hash}
         body = canonical_json(chained)
+        clean = redact(body)
+        if clean != body:
+            # A provider echoed a key into a message: the record is stored (and hashed) without it.
+            chained = json.loads(clean)
+            body = canonical_json(chained)
         chained["hash"] = sha256_text(body)
         # The stored line is the canonical body with its hash added last: one serialisation, and
         # record_hash() (which drops `hash` and re-canonicalises) gives the same digest on read.
@@ -285,9 +291,8 @@ class RunStore:
         path = self.directory / name
         tmp = path.with_name(name + ".tmp")
         try:
-            tmp.write_text(
-                json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
-            )
+            text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+            tmp.write_text(redact(text), encoding="utf-8")
             tmp.replace(path)
         except OSError as error:
             tmp.unlink(missing_ok=True)  # a full disk leaves no half-written .tmp behind

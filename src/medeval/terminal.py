@@ -6,6 +6,8 @@ import sys
 
 from rich.console import Console
 
+from medeval.redact import redact
+
 # Off a terminal (logs, CI, pipes) rich would wrap at 80 columns and cut table cells.
 OFF_TERMINAL_WIDTH = 200
 
@@ -16,4 +18,4 @@ def stdout_console() -> Console:
 
 def error_line(message: str) -> None:
     """One unwrapped line on stderr, so every problem stays greppable."""
-    print(f"error: {message}", file=sys.stderr, flush=True)
+    print(f"error: {redact(message)}", file=sys.stderr, flush=True)

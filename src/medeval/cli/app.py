@@ -21,6 +21,7 @@ from medeval.errors import UserError
 from medeval.lint import lint_paths
 from medeval.orchestrator import RunInterrupted, RunResult, run
 from medeval.progress import choose_progress
+from medeval.redact import redact
 from medeval.reporting.commands import compare_command, report_after_demo, report_command
 from medeval.scenarios import bundled_scenarios_dir, expand_paths, upgrade_scenario_file
 from medeval.summary import SHIP_LABELS, SHIP_ORDER, summarise
@@ -276,7 +277,7 @@ def version() -> None:
 
 def _one_line_warning(message: Warning | str, category: type[Warning], *_: object, **__: object) -> str:
     # A deprecation notice or a torn-line notice is for the user, not a developer: no source line.
-    return f"warning: {message}\n"
+    return f"warning: {redact(str(message))}\n"
 
 
 def _load_env_file(path: Path) -> None:

@@ -13,6 +13,7 @@ from rich.table import Table
 from medeval.adapters.catalog import catalog
 from medeval.errors import UserError
 from medeval.keys import endpoint, key_status
+from medeval.redact import redact_url
 from medeval.terminal import stdout_console
 
 #: The model names the specification uses, in the order it lists them.
@@ -51,7 +52,7 @@ def providers_table() -> Table:
             name,
             info.sdk,
             status,
-            configured or info.default_endpoint or "(required)",
+            redact_url(configured) if configured else info.default_endpoint or "(required)",
             info.endpoint_variable if configured else "default",
         )
     return table

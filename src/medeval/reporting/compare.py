@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 from statsmodels.stats.multitest import multipletests
 
+from medeval.redact import redact
 from medeval.reporting.baseline import SHIP_CATEGORIES, group_sort_key
 from medeval.reporting.load import Corpus, RunSnapshot
 from medeval.reporting.stats import SIGNIFICANCE, Difference, mean_difference, proportion_difference
@@ -307,7 +308,7 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
 def write_comparison(comparison: Comparison, out: Path) -> tuple[Path, Path]:
     out.mkdir(parents=True, exist_ok=True)
     markdown, csv_path = out / "compare.md", out / "compare.csv"
-    markdown.write_text(render_markdown(comparison), encoding="utf-8")
+    markdown.write_text(redact(render_markdown(comparison)), encoding="utf-8")
     header = list(
         Change(
             target_a="",

@@ -17,6 +17,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 from pydantic import BaseModel
 
+from medeval.redact import redact
 from medeval.reporting.baseline import SHIP_CATEGORIES, baseline_citation, baseline_for, group_sort_key
 from medeval.reporting.charts import CATEGORY_COLOURS, CATEGORY_LABELS
 from medeval.reporting.findings import fact_ref
@@ -274,4 +275,4 @@ def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials:
         glossary=fact_glossary(corpus, trials),
         anchors={view["record"].trial_id: view["dom_id"] for view in trials},
     )
-    paths.html.write_text(html, encoding="utf-8")
+    paths.html.write_text(redact(html), encoding="utf-8")

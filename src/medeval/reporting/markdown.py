@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from medeval.redact import redact
 from medeval.reporting.baseline import SHIP_CATEGORIES, baseline_citation
 from medeval.reporting.charts import CATEGORY_LABELS
 from medeval.reporting.findings import FactRef
@@ -386,4 +387,4 @@ def render(data: ReportData, paths: ReportPaths) -> str:
 
 
 def write_markdown(data: ReportData, paths: ReportPaths) -> None:
-    paths.markdown.write_text(render(data, paths), encoding="utf-8")
+    paths.markdown.write_text(redact(render(data, paths)), encoding="utf-8")
