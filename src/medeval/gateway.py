@@ -17,6 +17,7 @@ from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, ProviderE
 from medeval.adapters.registry import create_adapter
 from medeval.adapters.retry import THROTTLE_STATUSES, RetryPolicy, Sleeper, real_sleep
 from medeval.cache import ResponseCache, cache_key
+from medeval.callfailures import FailureLog
 from medeval.cost import CostMeter
 from medeval.hashing import derive_seed
 from medeval.limits import Limits
@@ -44,7 +45,8 @@ class CallFailed(Exception):
     """A call that failed after the retry policy gave up, or at once for a non-retryable error."""
 
     def __init__(self, spec: str, message: str, attempts: int) -> None:
-        super().__init__(f"{spec}: {message} (after {attempts} attempt{'s' if attempts != 1 else ''})")
+        tried = f"after {attempts} attempt{'s' if attempts != 1 else ''}" if attempts else "not sent"
+        super().__init__(f"{spec}: {message} ({tried})")
         self.spec = spec
         self.attempts = attempts
 
@@ -73,6 +75,7 @@ class Gateway:
         self.cache = cache
         self.limits = limits or Limits(DEFAULT_MAX_CONCURRENCY, sleep=sleep)
         self.meter = meter
+        self.failures = FailureLog()
 
     def set_sink(self, sink: CallSink) -> None:
         """Where call records go (the run's calls.jsonl, once the run directory exists)."""
@@ -102,6 +105,11 @@ class Gateway:
             if hit is not None:
                 self._record(call_id, 0, spec, sent, ctx, hit, None, 0.0, None, cache="hit", key=key)
                 return hit
+        stopped = self.failures.stopped(spec)
+        if stopped is not None:
+            # The provider refused the key, or the model does not exist: this call would fail too.
+            stopped.not_sent += 1
+            raise CallFailed(spec, f"{stopped.message}; stopped calling {spec} after that", 0)
         # Jitter is seeded per call site, so a rerun waits the same way (and tests never sleep). The
         # generator is made on the first failure: most calls never need one.
         rng: random.Random | None = None
@@ -132,6 +140,7 @@ class Gateway:
                     call_id, attempt, spec, sent, ctx, None, failure, elapsed, wait, cache=cache_state
                 )
                 if not retrying:
+                    self.failures.failed(spec, failure, ctx.trial_id)
                     raise CallFailed(spec, str(failure), attempt) from failure
                 await self._sleep(wait or 0.0)
                 continue

@@ -19,7 +19,7 @@ import platform
 import subprocess
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,7 @@ from medeval.limits import Limits
 from medeval.progress import QuietProgress, RunProgress
 from medeval.prompts import prompt_hashes
 from medeval.redact import redact_settings
-from medeval.runwriter import RunStorageFailed, Writer
+from medeval.runwriter import RunStorageFailed, Writer, latest_trials, target_failed
 from medeval.scenarios import expand_paths, scenario_problems, scenario_sha256
 from medeval.schemas import Scenario, TrialRecord
 from medeval.storage import RunStore, StorageError, check_writable, run_lock, utc_now
@@ -63,6 +63,10 @@ class RunResult:
     records: list[TrialRecord]
     #: "complete", "max_cost" (stopped launching at the budget; resumable) or "interrupted".
     outcome: str = "complete"
+    #: One line per distinct call that failed for good in this session (see callfailures.py).
+    failures: list[str] = field(default_factory=list)
+    #: Trials of the whole run whose latest record could not be completed (set by the CLI).
+    failed_trials: int = 0
 
     def __repr__(self) -> str:
         # Short on purpose: asyncio formats the run's result on the way out of asyncio.run, and the
@@ -243,6 +247,7 @@ async def execute(
     gateway: Gateway | None = None,
     *,
     resume: Path | None = None,
+    retry_failed: bool = False,
     progress: RunProgress | None = None,
     on_store: Callable[[Path], object] | None = None,
 ) -> RunResult:
@@ -265,7 +270,7 @@ async def execute(
             check_resumable(store.read_manifest(), scenarios)
             check_intact(resume)
         return await _execute_locked(
-            config, gateway, scenarios, store, held, progress or QuietProgress(), on_store
+            config, gateway, scenarios, store, held, progress or QuietProgress(), on_store, retry_failed
         )
 
 
@@ -277,12 +282,17 @@ async def _execute_locked(
     held: ExitStack,
     progress: RunProgress,
     on_store: Callable[[Path], object] | None,
+    retry_failed: bool,
 ) -> RunResult:
     plans = plan_trials(config, scenarios)
     done_keys: set[str] = set()
     spent = 0.0
     if store is not None:
-        done_keys = {str(t.get("trial_key")) for t in store.trials()}
+        done_keys = {
+            str(t.get("trial_key"))
+            for t in latest_trials(store.trials())
+            if not (retry_failed and target_failed(t))
+        }
         spent = sum(float(c.get("cost_usd") or 0.0) for c in store.call_records())
     todo = [(i, p) for i, p in enumerate(plans, start=1) if p.key(config.seed) not in done_keys]
     assert gateway.meter is not None
@@ -330,7 +340,7 @@ async def _execute_locked(
     if writer.failure is not None:
         raise RunStorageFailed(store.directory, writer.failure, written=store.results.head()["records"])
     records.sort(key=lambda r: r.trial_id)
-    return RunResult(store, records, outcome)
+    return RunResult(store, records, outcome, failures=gateway.failures.lines())
 
 
 def create_store(parent: Path) -> RunStore:
@@ -380,12 +390,20 @@ def run(
     gateway: Gateway | None = None,
     *,
     resume: Path | None = None,
+    retry_failed: bool = False,
     progress: RunProgress | None = None,
 ) -> RunResult:
     directories: list[Path] = []
     try:
         return asyncio.run(
-            execute(config, gateway, resume=resume, progress=progress, on_store=directories.append)
+            execute(
+                config,
+                gateway,
+                resume=resume,
+                retry_failed=retry_failed,
+                progress=progress,
+                on_store=directories.append,
+            )
         )
     except KeyboardInterrupt as interrupt:
         raise RunInterrupted(directories[0] if directories else None) from interrupt

@@ -24,7 +24,7 @@ from medeval.orchestrator import (
     resume_config,
 )
 from medeval.progress import QuietProgress, RunProgress
-from medeval.runwriter import RunStorageFailed, Writer
+from medeval.runwriter import RunStorageFailed, Writer, latest_trials
 from medeval.schemas import Scenario, TrialRecord, Unscored
 from medeval.storage import RunStore, StorageError, run_lock, utc_now, without_chain
 from medeval.trial import (
@@ -73,7 +73,9 @@ async def execute_rescore(
     # half of it.
     with run_lock(source_dir, "rescore"):
         source = RunStore.open(source_dir)
-        source_records = [TrialRecord.model_validate(without_chain(t)) for t in source.trials()]
+        source_records = [
+            TrialRecord.model_validate(without_chain(t)) for t in latest_trials(source.trials())
+        ]
         source_head = source.results.head()
     scenarios = {s.scenario.scenario_id: s for s in load_scenarios(config.scenarios)}
     for record in source_records:
@@ -112,7 +114,7 @@ async def execute_rescore(
                 store.directory, writer.failure, written=store.results.head()["records"], resumable=False
             )
     records.sort(key=lambda r: r.trial_id)
-    return RunResult(store, records, "complete")
+    return RunResult(store, records, "complete", failures=gateway.failures.lines())
 
 
 async def _judge_all(

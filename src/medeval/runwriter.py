@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from medeval.cost import cost_totals
-from medeval.errors import UserError
+from medeval.errors import EXIT_STORAGE, UserError
 from medeval.progress import RunProgress
 from medeval.schemas import TrialRecord
 from medeval.storage import RunStore, StorageError, utc_now
@@ -64,7 +65,7 @@ class Writer:
 class RunStorageFailed(UserError):
     """A write to the run directory failed; what was written before it stays and can be resumed."""
 
-    exit_code = 1
+    exit_code = EXIT_STORAGE
 
     def __init__(self, directory: Path, error: StorageError, *, written: int, resumable: bool = True) -> None:
         then = f"continue with: medeval run --resume {directory}" if resumable else "run it again"
@@ -93,3 +94,21 @@ def run_summary(store: RunStore, planned: int, outcome: str) -> dict[str, Any]:
         "cost": cost_totals(calls),
         "chains": {"results": store.results.head(), "calls": store.calls.head()},
     }
+
+
+def target_failed(record: dict[str, Any]) -> bool:
+    """A trial that could not be completed: its target failed, or the trial never ran to the end.
+    `medeval run --resume RUN --retry-failed` runs exactly these again."""
+    flags = record.get("flags") or {}
+    return bool(flags.get("target_error")) or any(
+        isinstance(u, dict) and u.get("item") == "trial" for u in record.get("unscored") or []
+    )
+
+
+def latest_trials(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One record per trial key, the last one written: a retried trial supersedes its failed record
+    (results.jsonl is append-only, so the failed one stays on file)."""
+    latest: dict[str, dict[str, Any]] = {}
+    for record in records:
+        latest[str(record.get("trial_key"))] = record
+    return list(latest.values())

@@ -17,7 +17,7 @@ from medeval import __version__
 from medeval.cli import engine as engine_cli
 from medeval.cli.models import models_command
 from medeval.config import DEFAULT_JUDGE, RunConfig
-from medeval.errors import UserError
+from medeval.errors import EXIT_INTERRUPTED, UserError
 from medeval.lint import lint_paths
 from medeval.orchestrator import RunInterrupted, RunResult, run
 from medeval.progress import choose_progress
@@ -106,6 +106,10 @@ def run_command(
     resume: Annotated[
         Path | None, typer.Option(help="Continue this run directory: run only its missing trials")
     ] = None,
+    retry_failed: Annotated[
+        bool,
+        typer.Option("--retry-failed", help="With --resume: run again the trials whose target failed"),
+    ] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the cache")] = False,
     refresh: Annotated[
         bool, typer.Option("--refresh", help="Call again and overwrite cached answers")
@@ -121,6 +125,8 @@ def run_command(
 ) -> None:
     """Run an evaluation and write an auditable run directory (or --resume one)."""
     mode = engine_cli.cache_mode(no_cache=no_cache, refresh=refresh)
+    if retry_failed and resume is None:
+        raise UserError("--retry-failed needs --resume RUN_DIR: it re-runs that run's failed trials")
     if resume is not None:
         if scenario or target or judge:
             raise UserError(
@@ -153,12 +159,14 @@ def run_command(
         )
     err.print(RESEARCH_NOTICE, style="dim")
     try:
-        result = run(config, resume=resume, progress=choose_progress(quiet=quiet))
+        result = run(config, resume=resume, retry_failed=retry_failed, progress=choose_progress(quiet=quiet))
     except RunInterrupted as stop:
         engine_cli.report_interrupted(stop)
-        raise typer.Exit(130) from None
-    print_summary(engine_cli.whole_run(result))
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    whole = engine_cli.whole_run(result)
+    print_summary(whole)
     engine_cli.report_outcome(result, out)
+    raise typer.Exit(engine_cli.exit_code(whole))
 
 
 @app.command()
@@ -193,8 +201,10 @@ def rescore(
         adjudicator=adjudicator,
         progress=choose_progress(quiet=quiet),
     )
-    print_summary(engine_cli.whole_run(result))
+    whole = engine_cli.whole_run(result)
+    print_summary(whole)
     engine_cli.report_outcome(result, out)
+    raise typer.Exit(engine_cli.exit_code(whole, resumable=False))
 
 
 @app.command()
@@ -300,7 +310,7 @@ def main() -> None:
         sys.exit(error.exit_code)
     except KeyboardInterrupt:
         err.print("interrupted: every trial already written stays in its run directory")
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     except typer.Exit as done:
         sys.exit(done.exit_code)
     except typer.Abort:

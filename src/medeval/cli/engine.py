@@ -11,10 +11,12 @@ from rich.console import Console
 from medeval.audit import verify_run
 from medeval.cache import CacheMode
 from medeval.config import RunConfig
-from medeval.errors import UserError
+from medeval.errors import EXIT_COMPLETE, EXIT_FAILED_TRIALS, EXIT_MAX_COST, UserError
 from medeval.orchestrator import RunInterrupted, RunResult, resume_config
+from medeval.runwriter import latest_trials, target_failed
 from medeval.schemas import TrialRecord
 from medeval.storage import SUMMARY, without_chain
+from medeval.terminal import error_line
 
 
 def cache_mode(*, no_cache: bool, refresh: bool) -> CacheMode:
@@ -48,9 +50,38 @@ def provider_limits(values: list[str] | None) -> dict[str, int]:
 
 
 def whole_run(result: RunResult) -> RunResult:
-    """Every trial in the run directory, not only this session's (a resumed run has both)."""
-    records = [TrialRecord.model_validate(without_chain(t)) for t in result.store.trials()]
-    return RunResult(result.store, sorted(records, key=lambda r: r.trial_id), result.outcome)
+    """Every trial in the run directory, not only this session's (a resumed run has both); a
+    retried trial counts once, as its latest record."""
+    latest = latest_trials(result.store.trials())
+    records = [TrialRecord.model_validate(without_chain(t)) for t in latest]
+    return RunResult(
+        result.store,
+        sorted(records, key=lambda r: r.trial_id),
+        result.outcome,
+        failures=result.failures,
+        failed_trials=sum(target_failed(t) for t in latest),
+    )
+
+
+def exit_code(result: RunResult, *, resumable: bool = True) -> int:
+    """Print each distinct call failure and what to do, one line each; return the exit code."""
+    for line in result.failures:
+        error_line(line)
+    if result.outcome == "max_cost":
+        return EXIT_MAX_COST
+    if result.failed_trials:
+        total = len(result.records)
+        then = (
+            f"medeval run --resume {result.store.directory} --retry-failed"
+            if resumable
+            else "run the rescore again"
+        )
+        error_line(
+            f"{result.failed_trials} of {total} trial(s) could not be completed (the target failed); "
+            f"fix the cause above, then: {then}"
+        )
+        return EXIT_FAILED_TRIALS
+    return EXIT_FAILED_TRIALS if result.failures else EXIT_COMPLETE
 
 
 def report_outcome(result: RunResult, console: Console) -> None:

@@ -29,6 +29,8 @@ _SCORES = (
 )
 TRIAL_COLUMNS: dict[str, str] = {
     "trial_id": "VARCHAR",
+    "trial_key": "VARCHAR",
+    "finished_at": "VARCHAR",
     "run_id": "VARCHAR",
     "scenario_id": "VARCHAR",
     "scenario_version": "VARCHAR",
@@ -56,6 +58,7 @@ TRIAL_COLUMNS: dict[str, str] = {
 # Only the exemplar look-up needs the text; it re-reads the files for a handful of trials.
 TEXT_COLUMNS: dict[str, str] = {
     "trial_id": "VARCHAR",
+    "finished_at": "VARCHAR",
     "conversation": "STRUCT(role VARCHAR, text VARCHAR, turn_id VARCHAR, question_group VARCHAR)[]",
     # Spans are [start, end] pairs in schema 1 and {"start", "end"} objects in schema 2.
     "claims": "STRUCT(claim_id VARCHAR, turn_id VARCHAR, text VARCHAR, quote_spans JSON)[]",
@@ -203,7 +206,12 @@ class Corpus:
                 TornLineWarning,
                 stacklevel=3,
             )
-        self.con.execute("CREATE TABLE trials AS SELECT * FROM raw WHERE trial_id IS NOT NULL")
+        # A trial run again with --retry-failed appends a newer record under the same key: the
+        # latest one counts, once.
+        self.con.execute(
+            "CREATE TABLE trials AS SELECT * FROM raw WHERE trial_id IS NOT NULL QUALIFY row_number() "
+            "OVER (PARTITION BY run_dir, coalesce(trial_key, trial_id) ORDER BY finished_at DESC) = 1"
+        )
         self.con.execute("DROP TABLE raw")
         self.con.execute(
             "CREATE TABLE trial_groups AS SELECT t.run_dir, t.run_id, t.trial_id, t.scenario_id, "
@@ -257,7 +265,8 @@ class Corpus:
         rows = self.con.execute(
             f"SELECT trial_id, conversation, claims FROM read_ndjson({_sql_list(self.result_files)}, "
             f"columns={_columns_sql(TEXT_COLUMNS)}, ignore_errors=true, "
-            "maximum_object_size=268435456) WHERE list_contains(?, trial_id)",
+            "maximum_object_size=268435456) WHERE list_contains(?, trial_id) "
+            "AND (trial_id, finished_at) IN (SELECT trial_id, finished_at FROM trials)",
             [trial_ids],
         ).fetchall()
         return {row[0]: (row[1] or [], row[2] or []) for row in rows}
@@ -279,6 +288,7 @@ class Corpus:
     def records(self, limit: int | None = None) -> Iterator[TrialRecord]:
         """Whole trial records for the transcripts, in file order; unreadable ones are skipped."""
         emitted = 0
+        kept = set(self.query("SELECT trial_id, finished_at FROM trials"))
         for path in self.result_files:
             with warnings.catch_warnings():
                 # The torn lines were already reported once, by _load_trials.
@@ -286,6 +296,8 @@ class Corpus:
                 for raw in read_jsonl(path):
                     if limit is not None and emitted >= limit:
                         return
+                    if (raw.get("trial_id"), raw.get("finished_at")) not in kept:
+                        continue  # superseded by a retry
                     body = {k: v for k, v in raw.items() if k not in ("prev_hash", "hash")}
                     try:
                         record = TrialRecord.model_validate(body)
