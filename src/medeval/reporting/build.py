@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from medeval.audit import verify_run
 from medeval.errors import UserError
 from medeval.reporting import DEFAULT_HTML_TRIALS, charts
 from medeval.reporting.findings import gather
@@ -23,6 +24,15 @@ from medeval.reporting.tables import (
 REPORT_DIR = "report"
 
 
+def integrity_problems(run_dirs: list[Path]) -> list[str]:
+    """`medeval verify`'s errors for each run, so a damaged run's figures never pass unremarked."""
+    problems: list[str] = []
+    for run_dir in run_dirs:
+        errors = [f for f in verify_run(run_dir) if f.severity == "error"]
+        problems.extend(f"{run_dir.name}: {finding}" for finding in errors)
+    return problems
+
+
 def collect(corpus: Corpus) -> ReportData:
     # The first run's seed seeds every bootstrap, so a report of the same run never changes.
     seed = next((s.seed for s in corpus.snapshots if s.seed is not None), 0)
@@ -36,6 +46,7 @@ def collect(corpus: Corpus) -> ReportData:
         ship=ship_rows(corpus),
         distributions=distributions(corpus),
         findings=gather(corpus, seed),
+        integrity=integrity_problems([s.directory for s in corpus.snapshots]),
     )
 
 
@@ -77,6 +88,6 @@ def build_report(
         charts.distribution_chart(corpus, paths.charts[1])
         write_markdown(data, paths)
         write_html(data, corpus, paths, html_trials)
-        return paths
+        return paths.model_copy(update={"integrity": data.integrity})
     finally:
         corpus.close()

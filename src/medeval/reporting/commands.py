@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
+from medeval.redact import redact
 from medeval.reporting import DEFAULT_HTML_TRIALS
 from medeval.terminal import stdout_console
 
@@ -30,7 +32,17 @@ def report_command(
     from medeval.reporting.build import build_report
 
     paths = build_report(run_dirs, out_dir, html_trials)
+    warn_integrity(paths.integrity)
     print_report_paths(paths.markdown, paths.html, out)
+
+
+def warn_integrity(problems: list[str]) -> None:
+    for problem in problems:
+        print(
+            f"warning: failed medeval verify: {redact(problem)}; the report carries this warning",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def print_report_paths(markdown: Path, html: Path, console: Console) -> None:
@@ -61,4 +73,5 @@ def report_after_demo(run_dir: Path, console: Console) -> None:
     from medeval.reporting.build import build_report
 
     paths = build_report([run_dir])
+    warn_integrity(paths.integrity)
     print_report_paths(paths.markdown, paths.html, console)

@@ -361,6 +361,18 @@ def unscored_lines(data: ReportData) -> list[str]:
     return lines
 
 
+def integrity_lines(data: ReportData) -> list[str]:
+    if not data.integrity:
+        return []
+    return [
+        "> **Warning: the run failed its integrity checks** (`medeval verify`); its figures may "
+        "count edited, missing or duplicated trials:",
+        ">",
+        *(f"> - {cell(problem)}" for problem in data.integrity),
+        "",
+    ]
+
+
 def render(data: ReportData, paths: ReportPaths) -> str:
     runs = ", ".join(f"`{s.run_id}`" for s in data.snapshots)
     lines = [
@@ -368,6 +380,7 @@ def render(data: ReportData, paths: ReportPaths) -> str:
         "",
         RESEARCH_BANNER,
         "",
+        *integrity_lines(data),
         f"{data.trials} trials from run(s) {runs}. "
         "Files: `trials.csv`, `per_scenario.csv`, `ship_table.csv`, "
         "`report.html` (transcripts with the evidence in place).",

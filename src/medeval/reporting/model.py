@@ -21,6 +21,8 @@ class ReportData(BaseModel):
     ship: list[ShipRow]
     distributions: dict[str, dict[str, list[int]]]
     findings: Findings
+    #: `medeval verify` errors of the runs reported on (empty when every run is intact).
+    integrity: list[str] = []
 
 
 class ReportPaths(BaseModel):
@@ -31,3 +33,5 @@ class ReportPaths(BaseModel):
     per_scenario_csv: Path
     ship_csv: Path
     charts: list[Path]
+    #: The integrity problems the report warns about (see ReportData.integrity).
+    integrity: list[str] = []
