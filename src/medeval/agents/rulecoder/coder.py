@@ -1,0 +1,170 @@
+"""The rules coder for one question group: checklist codes, a recognised non-answer, and the
+sentences it could neither credit nor contradict.
+
+It returns the same structure a model verifier does (VerifierOutput), so the adjudicator and the
+scorer treat it like any other judge.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from medeval.agents.rulecoder.nonanswer import SentenceKind, asserts_something, non_answer_kind
+from medeval.schemas import (
+    ItemCode,
+    Label,
+    NonAnswer,
+    Scenario,
+    Span,
+    Verdict,
+    VerifierOutput,
+    worse_severity,
+)
+from medeval.schemas._base import Severity
+
+
+@dataclass
+class SentenceReading:
+    """One sentence of the answer as the coder read it."""
+
+    span: Span
+    quote: str
+    contradicted: list[str] = field(default_factory=list)
+    covered: list[str] = field(default_factory=list)
+    severity: Severity = "none"
+    kind: SentenceKind = "substance"
+
+
+_STOPWORDS = frozenset(
+    {
+        "that",
+        "this",
+        "with",
+        "your",
+        "from",
+        "have",
+        "will",
+        "they",
+        "their",
+        "them",
+        "then",
+        "than",
+        "there",
+        "these",
+        "those",
+        "what",
+        "when",
+        "which",
+        "where",
+        "while",
+        "would",
+        "could",
+        "should",
+        "about",
+        "after",
+        "before",
+        "into",
+        "only",
+        "also",
+        "some",
+        "most",
+        "more",
+        "other",
+        "each",
+        "does",
+        "doesn't",
+        "don't",
+        "just",
+        "like",
+        "been",
+        "being",
+        "were",
+        "much",
+        "many",
+        "very",
+        "even",
+        "such",
+        "plan",
+        "plans",
+        "medicare",
+    }
+)
+_WORD = re.compile(r"[a-z][a-z'-]{3,}")
+# A sentence bears on the group's checklist when it shares this many content words with it.
+_RELEVANT_OVERLAP = 2
+
+
+def _content_words(text: str) -> set[str]:
+    return {w.rstrip("s") for w in _WORD.findall(text.lower()) if w not in _STOPWORDS}
+
+
+def checklist_vocabulary(scenario: Scenario, fact_ids: list[str]) -> set[str]:
+    words: set[str] = set()
+    for fact_id in fact_ids:
+        fact = scenario.fact(fact_id)
+        if fact is not None:
+            words |= _content_words(fact.statement)
+    return words
+
+
+def bears_on(text: str, vocabulary: set[str]) -> bool:
+    return len(_content_words(text) & vocabulary) >= _RELEVANT_OVERLAP
+
+
+def uncertain_sentences(
+    readings: list[SentenceReading], items: list[str], vocabulary: set[str]
+) -> list[SentenceReading]:
+    """Sentences the coder can neither credit nor contradict that a person should read.
+
+    With no checklist item covered, every unexplained sentence that asserts something (a rule, a
+    figure, a date, a negation) is uncertain: the answer may be a wrong one the key did not
+    foresee, or a right one worded beyond its patterns. With items covered, only an unexplained
+    assertion that bears on the checklist is: one that could turn the answer Incorrect.
+    """
+    unexplained = [r for r in readings if not r.covered and not r.contradicted and r.kind == "substance"]
+    covered_any = any(item in r.covered for r in readings for item in items)
+    if not covered_any:
+        return [r for r in unexplained if asserts_something(r.quote)]
+    return [r for r in unexplained if asserts_something(r.quote) and bears_on(r.quote, vocabulary)]
+
+
+def verifier_output(
+    readings: list[SentenceReading], items: list[str], vocabulary: set[str], claim_prefix: str = "c"
+) -> VerifierOutput:
+    """One verdict per sentence, one code per checklist item, the non-answer and the uncertain."""
+    verdicts = []
+    for i, r in enumerate(readings, start=1):
+        claim_id = f"{claim_prefix}{i}"
+        if r.contradicted:
+            verdicts.append(
+                Verdict(
+                    claim_id=claim_id, label=Label.CONTRADICTED, evidence=r.contradicted, severity=r.severity
+                )
+            )
+        elif r.covered:
+            verdicts.append(Verdict(claim_id=claim_id, label=Label.SUPPORTED, evidence=r.covered))
+        else:
+            verdicts.append(Verdict(claim_id=claim_id, label=Label.NOT_IN_KEY))
+    checklist = []
+    for item in items:
+        contradicted = next((r for r in readings if item in r.contradicted), None)
+        covered = next((r for r in readings if item in r.covered), None)
+        if contradicted is not None:
+            checklist.append(ItemCode(fact_id=item, code="contradicted", quote=contradicted.quote))
+        elif covered is not None:
+            checklist.append(ItemCode(fact_id=item, code="covered", quote=covered.quote))
+        else:
+            checklist.append(ItemCode(fact_id=item, code="absent"))
+    non_answer: NonAnswer | None = None
+    if not any(r.covered or r.contradicted for r in readings):
+        non_answer = non_answer_kind([r.kind for r in readings])
+    uncertain = [] if non_answer else [r.quote for r in uncertain_sentences(readings, items, vocabulary)]
+    return VerifierOutput(verdicts=verdicts, checklist=checklist, non_answer=non_answer, uncertain=uncertain)
+
+
+def worst(severities: list[Severity]) -> Severity:
+    out: Severity = "none"
+    for s in severities:
+        out = worse_severity(out, s)
+    return out

@@ -1,0 +1,154 @@
+"""The answer key read against an answer's text: which items each sentence covers or contradicts."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from medeval.agents.rulecoder.coder import SentenceReading, worst
+from medeval.agents.rulecoder.nonanswer import sentence_kind
+from medeval.agents.rulecoder.reading import MatchKind, asserted, compile_pattern
+from medeval.agents.rulecoder.text import Clause, Piece, clauses
+from medeval.agents.rulecoder.text import sentences as text_sentences
+from medeval.schemas import Scenario, Severity, Span
+
+# Markup around a sentence belongs to its quote ("**Yes.**" is quoted whole).
+OPENING_MARKUP = "*_`~["
+CLOSING_MARKUP = "*_`~]"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A key item the rules coder found asserted in one clause of the answer."""
+
+    item_id: str
+    code: Literal["covered", "contradicted"]
+    severity: Severity
+    sentence: int
+    span: Span
+
+
+@dataclass(frozen=True)
+class Keyed:
+    item_id: str
+    severity: Severity
+    statement: str
+    support: tuple[str, ...]
+    contradict: tuple[str, ...]
+    stale: tuple[str, ...]
+    disallowed: bool = False
+
+
+def keyed_items(scenario: Scenario) -> list[Keyed]:
+    out = [
+        Keyed(
+            fact.fact_id,
+            fact.severity_if_wrong,
+            fact.statement,
+            tuple(fact.patterns.support),
+            tuple(fact.patterns.contradict),
+            tuple(fact.patterns.stale),
+        )
+        for fact in scenario.canonical_facts
+        if fact.patterns
+    ]
+    out.extend(
+        Keyed(d.claim_id, d.severity, d.text, (), tuple(d.patterns), (), disallowed=True)
+        for d in scenario.disallowed_claims
+    )
+    return out
+
+
+def first_match(
+    patterns: tuple[str, ...],
+    clause: Clause,
+    kind: MatchKind,
+    year: int,
+    statement: str = "",
+    sentence: str | None = None,
+) -> re.Match[str] | None:
+    for pattern in patterns:
+        # A contradiction must hold in its clause and in the whole sentence: keys write their
+        # exceptions as look-aheads over the sentence ("... unless it also says 'but' or 'may'").
+        if sentence is not None and not compile_pattern(pattern).search(sentence):
+            continue
+        match = next(asserted(pattern, clause, kind, current_year=year, statement=statement), None)
+        if match is not None:
+            return match
+    return None
+
+
+def read_sentence(sentence: Piece, index: int, keyed: list[Keyed], year: int) -> list[Finding]:
+    """What one sentence asserts about the key, clause by clause. Contradiction outranks support
+    for the same item: a clause that states a stale figure as current is wrong even if another
+    clause gives the right one."""
+    found: dict[str, Finding] = {}
+    for clause in clauses(sentence):
+        for item in keyed:
+            if found.get(item.item_id) and found[item.item_id].code == "contradicted":
+                continue
+            kind: MatchKind = "disallowed" if item.disallowed else "contradict"
+            match = first_match(item.contradict, clause, kind, year, sentence=sentence.text) or first_match(
+                item.stale, clause, "stale", year, item.statement
+            )
+            if match is not None:
+                span = clause.piece.span(match.start(), match.end())
+                found[item.item_id] = Finding(item.item_id, "contradicted", item.severity, index, span)
+                continue
+            if item.item_id in found:
+                continue
+            match = first_match(item.support, clause, "support", year)
+            if match is not None:
+                span = clause.piece.span(match.start(), match.end())
+                found[item.item_id] = Finding(item.item_id, "covered", "none", index, span)
+    return list(found.values())
+
+
+def read_text(text: str, scenario: Scenario) -> list[list[Finding]]:
+    """Findings for each sentence of `text`."""
+    keyed = keyed_items(scenario)
+    year = scenario.effective_date.year
+    return [read_sentence(s, i, keyed, year) for i, s in enumerate(text_sentences(text))]
+
+
+def quote_span(answer: str, sentence: Piece) -> Span:
+    span = sentence.span()
+    start, end = span.start, span.end
+    while start > 0 and answer[start - 1] in OPENING_MARKUP:
+        start -= 1
+    while end < len(answer) and answer[end] in CLOSING_MARKUP:
+        end += 1
+    return Span(start=start, end=end)
+
+
+def read_answer(answer: str, scenario: Scenario) -> list[SentenceReading]:
+    """Each sentence of the answer with the key items it covers or contradicts and, for the rest,
+    what kind of move it is (substance, a referral, "it depends", a refusal...)."""
+    keyed = keyed_items(scenario)
+    year = scenario.effective_date.year
+    readings = []
+    for i, sentence in enumerate(text_sentences(answer)):
+        findings = read_sentence(sentence, i, keyed, year)
+        span = quote_span(answer, sentence)
+        contradicted = [f for f in findings if f.code == "contradicted"]
+        readings.append(
+            SentenceReading(
+                span=span,
+                quote=answer[span.start : span.end],
+                contradicted=[f.item_id for f in contradicted],
+                covered=[f.item_id for f in findings if f.code == "covered"],
+                severity=worst([f.severity for f in contradicted]),
+                kind=sentence_kind(sentence.text),
+            )
+        )
+    return readings
+
+
+def group_items(scenario: Scenario, group_id: str) -> list[str]:
+    """The checklist items of a question group (required and optional)."""
+    key = scenario.group_key(group_id)
+    if key is not None:
+        return [item.fact_id for item in key.items]
+    turns = scenario.groups().get(group_id, [])
+    return scenario.group_required_points(turns)

@@ -1,0 +1,219 @@
+"""How a key's pattern match is read in its clause: negated, compared, named as the past, or
+about another quantity. A match the clause does not assert is void."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import cache
+from typing import Literal
+
+from medeval.agents.rulecoder.text import Clause
+
+MatchKind = Literal["support", "contradict", "stale", "disallowed"]
+
+
+@cache
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I)
+
+
+# Negation cues. "not only", "whether or not" and "if not" do not negate what follows.
+_NEGATION = re.compile(
+    r"\b(?:not|never|no longer|neither|nor|cannot|without|none)\b|n't\b|\bno\b(?=\s+[a-z])", re.I
+)
+_NOT_NEGATION = re.compile(r"\bnot (?:only|just|necessarily)\b|\bwhether or not\b|\bif not\b", re.I)
+# A pattern that names a negation itself ("(doesn't|does not) cover", "^(?!.*\bnot\b)") already
+# says how it reads negations; the clause reading leaves it alone.
+_PATTERN_NEGATION = re.compile(r"not|n'?t\b|n\\'t|never|\bno\b|neither|none|without|cannot", re.I)
+# At most this many words between a negation and the match it negates ("do not generally cover").
+_NEGATION_REACH = 3
+
+
+@cache
+def _pattern_reads_negation(pattern: str) -> bool:
+    return _PATTERN_NEGATION.search(pattern) is not None
+
+
+def _negations(text: str) -> list[re.Match[str]]:
+    excluded = [(m.start(), m.end()) for m in _NOT_NEGATION.finditer(text)]
+    return [m for m in _NEGATION.finditer(text) if not any(a <= m.start() < b for a, b in excluded)]
+
+
+# "I can't say whether ...", "not sure if ...": what follows is left open, not asserted.
+_LEFT_OPEN = re.compile(
+    r"(?:n't|\bnot|\bnever|\bunable to|\bno way to)\s+(?:[\w']+\s+){0,3}(?:whether|if)\b[^,;:()]*$", re.I
+)
+
+
+def negated_before(text: str, start: int) -> bool:
+    """A negation shortly before `start` in the same clause, with no comma between."""
+    if _LEFT_OPEN.search(text[:start]):
+        return True
+    for cue in reversed(_negations(text[:start])):
+        gap = text[cue.end() : start]
+        if re.search(r"[,;:()]", gap):
+            return False
+        return len(gap.split()) <= _NEGATION_REACH
+    return False
+
+
+def negated_inside(text: str) -> bool:
+    return bool(_negations(text))
+
+
+# The thing compared against: "lower than Original Medicare", "compared with $185".
+_COMPARAND_BEFORE = re.compile(
+    r"\b(?:than|compared (?:with|to)|versus|vs\.?|as opposed to)\s+(?:\S+\s+){0,2}$", re.I
+)
+
+
+def compared_against(text: str, start: int) -> bool:
+    return bool(_COMPARAND_BEFORE.search(text[:start]))
+
+
+# A stale figure named as the past or denied, not asserted as the present: a cue in the same
+# clause shortly before it ("up from", "was", "no longer", "not", "instead of", "in 2025", "2025's
+# premium"), "from" just before it, or "anymore"/"previously"/"last year"/"in 2025" just after.
+_PAST_CUE = (
+    r"\b(?:not|no longer|never|instead of|rather than|used to|previously|formerly|prior|last year'?s?|old|"
+    r"was|were|versus|vs|compared (?:with|to)|up from|down from|increased? from|rose from|rise from|"
+    r"jumped from|went up from|replac\w*)\b|n't\b"
+)
+_CUE_BEFORE = re.compile(
+    rf"(?:(?:{_PAST_CUE})(?:[^.;!?]|\.\d){{0,40}}?|\bfrom\s+(?:[\w']+\s+){{0,2}})$", re.I
+)
+_YEAR_BEFORE = re.compile(
+    r"\b(?:(?:in|for|during|of) (20\d\d)\b|(20\d\d)(?:'s)? (?:premium|deductible|cap|limit|amount|figure|"
+    r"threshold|rate|base))(?:[^.;!?]|\.\d){0,40}?$",
+    re.I,
+)
+_CUE_AFTER = re.compile(
+    r"^(?:(?:[^.;!?]|\.\d){0,30}\b(?:anymore|any more|previously)\b|\s+last year\b)", re.I
+)
+_YEAR_AFTER = re.compile(r"^\s+in (20\d\d)\b", re.I)
+
+
+def named_as_past(text: str, match: re.Match[str], current_year: int) -> bool:
+    before, after = text[: match.start()], text[match.end() :]
+    if _CUE_BEFORE.search(before) or _CUE_AFTER.match(after):
+        return True
+    year = _YEAR_BEFORE.search(before)
+    if year and int(year.group(1) or year.group(2)) < current_year:
+        return True
+    year = _YEAR_AFTER.match(after)
+    return year is not None and int(year.group(1)) < current_year
+
+
+# One end of a range of prices ("$120 to $240", "$50-$300", "between $100 and $185") is not an
+# amount asserted for a single quantity.
+_RANGE_BEFORE = re.compile(r"(?:\d\s*(?:-|\u2013|to)\s*|\bbetween\s+)$", re.I)
+_RANGE_AFTER = re.compile(r"^(?:\s*(?:-|\u2013|to)\s*\$?\d|\s+and\s+\$?\d)", re.I)
+
+
+def in_range(text: str, match: re.Match[str]) -> bool:
+    return bool(_RANGE_BEFORE.search(text[: match.start()]) or _RANGE_AFTER.match(text[match.end() :]))
+
+
+# What a figure can be the amount of: whose (subject) and which kind of amount (kind). A stale
+# figure is read with the nearest one named in its clause.
+_SUBJECTS: dict[str, re.Pattern[str]] = {
+    name: re.compile(pattern, re.I)
+    for name, pattern in {
+        "part_a": r"\bpart a\b|hospital (?:insurance|deductible|stay)",
+        "part_b": r"\bpart b\b",
+        "part_d": r"\bpart d\b|drug (?:plan|coverage|costs?)|prescription",
+        "medigap": r"\bmedigap\b|\bsupplement(?:al)?\b|\bplan [a-n]\b",
+        "advantage": r"\badvantage\b|\bma\b|\bhmos?\b|\bppos?\b|harborview",
+        "nursing": r"skilled nursing|nursing (?:home|facility)|\bsnf\b|long[- ]term care",
+        "income": r"\bincome\b|\bearn|\bfil(?:er|ing)\b|\birmaa\b",
+    }.items()
+}
+_KINDS: dict[str, re.Pattern[str]] = {
+    name: re.compile(pattern, re.I)
+    for name, pattern in {
+        "premium": r"\bpremiums?\b",
+        "deductible": r"\bdeductibles?\b",
+        "cost_sharing": r"\bco-?pay(?:ment)?s?\b|\bcoinsurance\b|\bcost[- ]sharing\b|\bper day\b|\ba day\b",
+        "limit": r"out[- ]of[- ]pocket|\bcap(?:ped|s)?\b|\bmaximum\b|\blimit\b|\bmoop\b",
+        "penalty": r"\bpenalt(?:y|ies)\b",
+        "threshold": r"\bthresholds?\b|\bbrackets?\b|\babove\b",
+    }.items()
+}
+
+
+@cache
+def quantity_of(statement: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The subjects and kinds of amount a fact's statement is about."""
+    subjects = frozenset(n for n, p in _SUBJECTS.items() if p.search(statement))
+    kinds = frozenset(n for n, p in _KINDS.items() if p.search(statement))
+    return subjects, kinds
+
+
+# A mention this close after a figure is what the figure is the amount of ("the $185 monthly
+# premium", "the $257 Part B deductible").
+_ADJACENT_AFTER = re.compile(r"^(?:\s*[\w/.-]+){0,2}?\s*$")
+
+
+def _nearest(vocabulary: dict[str, re.Pattern[str]], text: str, at: int, end: int) -> str | None:
+    before: tuple[int, str] | None = None
+    after: tuple[int, str] | None = None
+    for name, pattern in vocabulary.items():
+        for m in pattern.finditer(text):
+            if m.end() <= at and (before is None or m.end() > before[0]):
+                before = (m.end(), name)
+            elif m.start() >= end and (after is None or m.start() < after[0]):
+                after = (m.start(), name)
+    if after is not None and _ADJACENT_AFTER.match(text[end : after[0]]):
+        return after[1]
+    if before is not None:
+        return before[1]
+    return after[1] if after else None
+
+
+def about_other_quantity(text: str, match: re.Match[str], statement: str) -> bool:
+    """The figure is read with the nearest subject and kind of amount named in the clause
+    (before it, else after it): a Medigap price is not a Part B premium."""
+    subjects, kinds = quantity_of(statement)
+    subject = _nearest(_SUBJECTS, text, match.start(), match.end())
+    if subjects and subject is not None and subject not in subjects:
+        return True
+    kind = _nearest(_KINDS, text, match.start(), match.end())
+    return bool(kinds) and kind is not None and kind not in kinds
+
+
+def asserted(
+    pattern: str,
+    clause: Clause,
+    kind: MatchKind,
+    *,
+    current_year: int,
+    statement: str = "",
+) -> Iterator[re.Match[str]]:
+    """The matches of `pattern` that the clause asserts, read as `kind`:
+
+    - support and contradict: void when a negation shortly before the match (or inside it)
+      negates it, unless the pattern itself names the negation;
+    - contradict, stale and disallowed: void in a comparison phrase ("unlike Medicare") or after
+      "than" ("lower than Original Medicare"): the comparison is not what the clause asserts;
+    - stale: also void when named as the past, when one end of a price range, or when the clause
+      gives it as the amount of another quantity;
+    - disallowed: a hedge does not void an invented specific ("may have a $0 premium" still
+      invents it); only a negation before it does ("I can't say whether ...").
+    """
+    text = clause.text
+    for match in compile_pattern(pattern).finditer(text):
+        if kind != "support" and (clause.role == "comparison" or compared_against(text, match.start())):
+            continue
+        if kind in ("support", "contradict", "disallowed") and not _pattern_reads_negation(pattern):
+            if negated_before(text, match.start()):
+                continue
+            if kind != "disallowed" and negated_inside(match.group()):
+                continue
+        if kind == "stale" and (
+            named_as_past(text, match, current_year)
+            or in_range(text, match)
+            or (statement and about_other_quantity(text, match, statement))
+        ):
+            continue
+        yield match
