@@ -1,0 +1,59 @@
+"""The rules coder on the team's phrasing corpus keeps its agreement, review rate and Incorrect
+recall (benchmarks/rules_agreement.py prints the figures; the floors sit a little below them)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "rules_agreement.py"
+
+AGREEMENT_FLOOR = 0.60
+REVIEW_CEILING = 0.40
+INCORRECT_RECALL_FLOOR = 0.60
+
+
+def benchmark() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("rules_agreement", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def figures() -> object:
+    bench = benchmark()
+    return bench.code_corpus(bench.load(bench.CORPUS))
+
+
+def test_the_corpus_covers_every_category_and_has_ids(figures: object) -> None:
+    coded = figures.coded  # type: ignore[attr-defined]
+    assert len(coded) >= 150
+    assert len({c.row_id for c in coded}) == len(coded)
+    assert {c.label for c in coded} == {
+        "accurate_complete",
+        "substantive_incomplete",
+        "not_substantive",
+        "incorrect",
+    }
+
+
+def test_rules_coder_agrees_with_the_corpus_above_its_floors(figures: object) -> None:
+    agreement = figures.agreement  # type: ignore[attr-defined]
+    review = figures.review_rate  # type: ignore[attr-defined]
+    recall = figures.incorrect_recall  # type: ignore[attr-defined]
+    assert agreement >= AGREEMENT_FLOOR, f"agreement on decided groups {agreement:.1%}"
+    assert review <= REVIEW_CEILING, f"review rate {review:.1%}"
+    assert recall >= INCORRECT_RECALL_FLOOR, f"Incorrect recall {recall:.1%}"
+
+
+def test_cohen_kappa_matches_the_textbook_example() -> None:
+    # 50 items, two raters: 20 yes/yes, 5 yes/no, 10 no/yes, 15 no/no: kappa = 0.4.
+    pairs = [("y", "y")] * 20 + [("y", "n")] * 5 + [("n", "y")] * 10 + [("n", "n")] * 15
+    assert benchmark().cohen_kappa(pairs) == pytest.approx(0.4)
