@@ -10,10 +10,11 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from medeval.adapters.base import Usage
 from medeval.adapters.registry import parse_spec
+from medeval.errors import ConfigError
 
 #: Budgeting guesses for one call when nothing has been measured yet: a multi-turn history or a
 #: judge prompt with its answer key in, a paragraph or a JSON verdict list out.
@@ -63,12 +64,26 @@ class PriceTable(BaseModel):
 def load_prices(path: Path | None = None) -> PriceTable:
     """The bundled table, or your own (negotiated prices, new models) via $MEDEVAL_PRICES."""
     path = path or (Path(os.environ[PRICES_ENV]) if os.environ.get(PRICES_ENV) else None)
-    text = (
-        path.read_text(encoding="utf-8")
-        if path
-        else files("medeval.data").joinpath("prices.json").read_text(encoding="utf-8")
-    )
-    return PriceTable.model_validate(json.loads(text))
+    if path is None:
+        bundled = files("medeval.data").joinpath("prices.json").read_text(encoding="utf-8")
+        return PriceTable.model_validate_json(bundled)
+    fix = f"fix the file, or unset {PRICES_ENV} to use the bundled price table"
+    try:
+        return PriceTable.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError) as error:
+        problem = getattr(error, "strerror", None) or str(error)
+        raise ConfigError(f"{PRICES_ENV}={path}: cannot read it ({problem}); {fix}") from None
+    except json.JSONDecodeError as error:
+        raise ConfigError(
+            f"{PRICES_ENV}={path}: line {error.lineno} column {error.colno}: not JSON ({error.msg}); {fix}"
+        ) from None
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "top level"
+        raise ConfigError(
+            f"{PRICES_ENV}={path}: not a price table ({where}: {first['msg']}; "
+            f"see src/medeval/data/prices.json for the shape); {fix}"
+        ) from None
 
 
 class CostMeter:

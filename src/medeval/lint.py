@@ -65,6 +65,9 @@ def lint_file(path: Path, *, plan_year: int | None = None) -> list[Finding]:
     except json.JSONDecodeError as error:
         out.error(None, f"line {error.lineno} column {error.colno}: invalid JSON ({error.msg})")
         return out.findings
+    except RecursionError:
+        out.error(None, "nested too deeply to be a scenario; check the file is the scenario you meant")
+        return out.findings
     if not isinstance(data, dict):
         out.error(None, "a scenario file must hold one JSON object")
         return out.findings

@@ -100,7 +100,18 @@ def load_scenarios(paths: list[Path]) -> list[LoadedScenario]:
 
 
 def check_roles(config: RunConfig) -> None:
-    """Step 2a: strict role separation. A judge model is never the target model."""
+    """Step 2a: strict role separation. A judge model is never the target model. And each target
+    once: the same model twice would double its trials under one name in every table."""
+    seen: dict[tuple[str, str], str] = {}
+    for target in config.targets:
+        identity = _model_identity(target)
+        if identity in seen:
+            same = "" if seen[identity] == target else f" (the same model as {seen[identity]!r})"
+            raise ConfigError(
+                f"target {target!r} is given twice{same}; pass each target once "
+                "(use --epochs N to repeat its trials)"
+            )
+        seen[identity] = target
     judge_roles = {
         **{f"judge {config.judge_spec(i)}": config.judge_spec(i) for i in range(config.judge_count)},
         "extractor": config.extractor_spec(),

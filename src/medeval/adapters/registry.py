@@ -3,6 +3,7 @@ when a spec names its provider, so an offline run never imports a network SDK.""
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from collections.abc import Callable
 
@@ -31,16 +32,27 @@ def providers() -> list[str]:
     return sorted(_PROVIDERS)
 
 
+#: Judge names that are not provider:model specs (the offline rules judge).
+PLAIN_JUDGES = ("rules",)
+
+
+def suggestion(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    """' (did you mean 'rules'?)' for a near miss, else ''."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def parse_spec(spec: str) -> tuple[str, str]:
     provider, sep, model = spec.partition(":")
     if not sep or not provider or not model:
         raise ConfigError(
-            f"model spec {spec!r} is not of the form provider:model "
+            f"model spec {spec!r} is not of the form provider:model{suggestion(spec, PLAIN_JUDGES)} "
             f"(providers: {', '.join(providers())}; example: fake:accurate)"
         )
     if provider not in _PROVIDERS:
         raise ConfigError(
-            f"unknown provider {provider!r} in {spec!r}; known providers: {', '.join(providers())}"
+            f"unknown provider {provider!r} in {spec!r}{suggestion(provider, providers())}; "
+            f"known providers: {', '.join(providers())}"
         )
     return provider, model
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from medeval.adapters.registry import providers, suggestion
 from medeval.audit import verify_run
 from medeval.cache import CacheMode
 from medeval.config import RunConfig
@@ -44,6 +45,11 @@ def provider_limits(values: list[str] | None) -> dict[str, int]:
         if not sep or not name or not number.isdigit() or int(number) < 1:
             raise UserError(
                 f"--provider-concurrency {value!r} is not PROVIDER=N with N >= 1; example: openai=16"
+            )
+        if name not in providers():
+            raise UserError(
+                f"--provider-concurrency {value!r}: unknown provider {name!r}"
+                f"{suggestion(name, providers())}; known providers: {', '.join(providers())}"
             )
         limits[name] = int(number)
     return limits

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from medeval.errors import UserError
 from medeval.redact import redact
 from medeval.reporting import DEFAULT_HTML_TRIALS
 from medeval.terminal import stdout_console
@@ -63,7 +64,14 @@ def compare_command(
 
     comparison = compare_runs(run_a, run_b)
     print_comparison(comparison, out)
-    markdown, csv_path = write_comparison(comparison, out_dir or run_b / "compare")
+    target = out_dir or run_b / "compare"
+    try:
+        markdown, csv_path = write_comparison(comparison, target)
+    except OSError as error:
+        raise UserError(
+            f"{target}: cannot write compare.md and compare.csv there ({error.strerror or error}); "
+            "pass --out with a writable folder"
+        ) from None
     out.print(f"compare: {markdown}", highlight=False, soft_wrap=True)
     out.print(f"compare: {csv_path}", highlight=False, soft_wrap=True)
 
