@@ -14,6 +14,7 @@ from medeval.agents.verifier import Verification, verify
 from medeval.config import RunConfig
 from medeval.gateway import CallContext, Gateway
 from medeval.hashing import derive_seed
+from medeval.limits_judging import limit_answer, limit_claims
 from medeval.schemas import (
     Claim,
     FinalClaim,
@@ -51,7 +52,7 @@ async def judge_conversation(
     claims: list[Claim] = []
     judge_records: list[JudgeVerdicts] = []
     dropped = 0
-    scored_answers = [a for a in conversation.answered if a.turn.scored]
+    scored_answers = [limit_answer(a, unscored) for a in conversation.answered if a.turn.scored]
     judged = await asyncio.gather(
         *(_judge_turn(answer, plan, config, gateway, base, key) for answer in scored_answers)
     )
@@ -162,6 +163,7 @@ async def _judge_turn(
         ctx=ctx.model_copy(update={"role": "extractor"}),
         max_attempts=config.judge_max_attempts,
     )
+    extraction = limit_claims(extraction)
     # The rules judge is a pure function of the claims and the key: when several verifiers are
     # `rules`, label once and give each its own copy of the verdicts.
     specs = [config.judge_spec(i) for i in range(config.judge_count)]
