@@ -100,25 +100,23 @@ def cohen_kappa(pairs: Iterable[tuple[str, str]]) -> float:
 
 
 def category(scenario: Scenario, group: str, output: VerifierOutput) -> tuple[str, str]:
-    """The group's category from the coder's output, by the study's rule (the scorer's order):
-    Incorrect on a material contradiction; needs review on an uncertain passage; A&C when the
-    rule's complete number of required items is covered; SBI when any item or partial-credit fact
-    is; Not Substantive on a recognised non-answer or when nothing is addressed."""
+    """The group's category from the coder's output, in the scorer's order: Incorrect on a
+    material contradiction; A&C when the rule's number of required items is covered; SBI when any
+    item or partial-credit fact is; Not Substantive on a recognised non-answer; needs review when
+    something is uncertain; else Not Substantive (nothing addressed, nothing uncertain)."""
     key = scenario.group_key(group)
     required = key.required() if key else scenario.group_required_points(scenario.groups().get(group, []))
-    incorrect_ids = set(key.rule.incorrect) if key else set()
     partial = set(key.rule.partial_credit) if key else set()
+    required = [r for r in required if r not in partial]
     not_substantive = set(key.rule.not_substantive) if key else None
     for verdict in output.verdicts:
-        if verdict.label == Label.CONTRADICTED and (
-            verdict.severity in MATERIAL_SEVERITIES or incorrect_ids & set(verdict.evidence)
-        ):
+        if verdict.label == Label.CONTRADICTED and verdict.severity in MATERIAL_SEVERITIES:
             return "incorrect", f"contradicts {', '.join(verdict.evidence)}"
     covered = {c.fact_id for c in output.checklist if c.code == "covered"}
     supported = {e for v in output.verdicts if v.label == Label.SUPPORTED for e in v.evidence}
-    if output.uncertain:
-        return REVIEW, f"uncertain: {output.uncertain[0][:90]!r}"
-    needed = len(required) if not key or key.rule.complete == "all" else int(key.rule.complete)
+    needed = (
+        len(required) if not key or key.rule.complete == "all" else min(int(key.rule.complete), len(required))
+    )
     done = [r for r in required if r in covered]
     if required and len(done) >= needed:
         return "accurate_complete", f"covers {len(done)}/{len(required)}"
@@ -126,14 +124,18 @@ def category(scenario: Scenario, group: str, output: VerifierOutput) -> tuple[st
         return "substantive_incomplete", f"covers {', '.join(sorted(covered | (partial & supported)))}"
     if output.non_answer and (not_substantive is None or output.non_answer in not_substantive):
         return "not_substantive", f"non-answer: {output.non_answer}"
-    if not output.non_answer:
-        return "not_substantive", "addresses no item, nothing uncertain"
-    return REVIEW, f"non-answer {output.non_answer} not named by the group's rule"
+    if output.uncertain:
+        return REVIEW, f"uncertain: {output.uncertain[0][:90]!r}"
+    return "not_substantive", "addresses no item, nothing uncertain"
 
 
-def code_corpus(rows: list[dict[str, str]]) -> Figures:
-    scenarios = (load_scenario(p) for p in expand_paths([bundled_scenarios_dir()]))
-    library = {s.scenario_id: s for s in scenarios}
+def code_corpus(rows: list[dict[str, str]], scenarios_dir: Path | None = None) -> Figures:
+    """Code every row; scenario files in `scenarios_dir` stand in for the bundled ones of the
+    same id (to try a key under edit)."""
+    paths = expand_paths([bundled_scenarios_dir()])
+    if scenarios_dir is not None:
+        paths += expand_paths([scenarios_dir])
+    library = {s.scenario_id: s for s in (load_scenario(p) for p in paths)}
     coded = []
     for row in rows:
         scenario = library[row["scenario_id"]]
@@ -186,11 +188,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--misses", action="store_true", help="list every disagreement with its id")
     parser.add_argument("--group", help="only this question group's misses")
+    parser.add_argument(
+        "--scenarios", type=Path, help="a folder of scenario files to use instead of the bundled ones"
+    )
     args = parser.parse_args(argv)
     rows = load(args.corpus)
     if args.group:
         rows = [r for r in rows if r["question_group"] == args.group]
-    print(report(code_corpus(rows), misses=args.misses or bool(args.group), group=args.group))
+    print(report(code_corpus(rows, args.scenarios), misses=args.misses or bool(args.group), group=args.group))
     return 0
 
 

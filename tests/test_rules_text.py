@@ -62,14 +62,13 @@ def test_markdown_is_stripped_and_spans_point_at_the_original() -> None:
         "The short answer",
         "Part B premium: $202.90 a month",
         "See Plan Finder or call 1-800-MEDICARE.",
-        "Window, Dates",
-        "Open Enrollment, Oct 15 \u2013 Dec 7",
+        "Open Enrollment | Oct 15 \u2013 Dec 7",
         "Medigap doesn't work with Medicare Advantage.",
     ]
     spans = [answer[s.start : s.end] for s in rules.sentence_spans(answer)]
     assert spans[1] == "**Part B premium:** _$202.90_ a month"
     assert spans[2] == "See [Plan Finder](https://www.medicare.gov/plan-compare) or call `1-800-MEDICARE`."
-    assert spans[4] == "Open Enrollment | Oct 15 \u2013 Dec 7"
+    assert spans[3] == "Open Enrollment | Oct 15 \u2013 Dec 7"
     # A match inside the plain text maps back to the characters the chatbot wrote.
     piece = got[1]
     at = piece.text.index("$202.90")
@@ -118,6 +117,13 @@ def test_plain_lines_drop_table_rules_and_horizontal_rules() -> None:
             ],
         ),
         ("Part B premium: $202.90 a month.", [("main", "Part B premium: $202.90 a month.")]),
+        (
+            "| Medicare Advantage | Replaces Original Medicare; Medicaid stays separate |",
+            [
+                ("main", "Medicare Advantage, Replaces Original Medicare"),
+                ("main", "Medicare Advantage, Medicaid stays separate"),
+            ],
+        ),
     ],
 )
 def test_sentences_split_into_clauses(sentence: str, expected: list[tuple[str, str]]) -> None:
@@ -222,7 +228,7 @@ def test_a_stale_figure_counts_only_as_the_current_amount_of_its_quantity(
     ],
 )
 def test_non_answers_are_recognised_positively(answer: str, kind: str) -> None:
-    kinds = [sentence_kind(s.text) for s in sentences(answer)]
+    kinds = [sentence_kind(s) for s in sentences(answer)]
     assert non_answer_kind(kinds) == kind
 
 
@@ -235,7 +241,7 @@ def test_non_answers_are_recognised_positively(answer: str, kind: str) -> None:
     ],
 )
 def test_an_answer_with_substance_is_not_a_non_answer(answer: str) -> None:
-    kinds = [sentence_kind(s.text) for s in sentences(answer)]
+    kinds = [sentence_kind(s) for s in sentences(answer)]
     assert non_answer_kind(kinds) is None
 
 
@@ -256,9 +262,15 @@ def scenario() -> Scenario:
                             "support": [r"\bhmos?\b[^.]*(doesn't|does not|don't|do not|won't|not)[^.]*cover"],
                             "contradict": [r"\bhmos?\b[^.]*\b(covers?|pays? for)\b[^.]*out[- ]of[- ]network"],
                         },
-                    }
+                    },
+                    {
+                        "fact_id": "WHERE",
+                        "statement": "Check the plan's provider directory or call 1-800-MEDICARE.",
+                        "source": "Medicare & You 2026",
+                        "patterns": {"support": [r"member services|provider directory|1-800-medicare"]},
+                    },
                 ],
-                "required_points": ["HMO_OON"],
+                "required_points": ["HMO_OON", "WHERE"],
             },
         }
     )
@@ -267,16 +279,21 @@ def scenario() -> Scenario:
 def test_code_answer_credits_a_negated_correct_answer_and_quotes_the_original() -> None:
     answer = "**No.** HMOs usually *do not* cover out-of-network care, except emergencies."
     out = rules.code_answer(scenario(), "s", answer)
-    assert [(c.fact_id, c.code) for c in out.checklist] == [("HMO_OON", "covered")]
+    assert [(c.fact_id, c.code) for c in out.checklist] == [("HMO_OON", "covered"), ("WHERE", "absent")]
     assert out.checklist[0].quote == "HMOs usually *do not* cover out-of-network care, except emergencies."
     assert out.non_answer is None and out.uncertain == []
 
 
 def test_code_answer_contradiction_and_non_answer_and_uncertain() -> None:
     wrong = rules.code_answer(scenario(), "s", "Yes, HMOs cover out-of-network doctors at a higher cost.")
-    assert [(c.fact_id, c.code) for c in wrong.checklist] == [("HMO_OON", "contradicted")]
+    assert [(c.fact_id, c.code) for c in wrong.checklist] == [
+        ("HMO_OON", "contradicted"),
+        ("WHERE", "absent"),
+    ]
     referral = rules.code_answer(scenario(), "s", "Please call the plan's member services line.")
     assert referral.non_answer == "referral_only" and referral.uncertain == []
+    # A bare referral credits nothing, even where the key has a "where to check" fact.
+    assert [c.code for c in referral.checklist] == ["absent", "absent"]
     unforeseen = rules.code_answer(scenario(), "s", "You can see any doctor you like for a $20 copay.")
     assert unforeseen.non_answer is None
     assert unforeseen.uncertain == ["You can see any doctor you like for a $20 copay."]

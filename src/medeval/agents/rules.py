@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from medeval.agents.rulecoder.coder import checklist_vocabulary, verifier_output
+from medeval.agents.rulecoder.coder import checklist_vocabulary, referral_facts, verifier_output
 from medeval.agents.rulecoder.keyed import (
     CLOSING_MARKUP,
     OPENING_MARKUP,
@@ -123,4 +123,9 @@ def label_claims(claims: list[Claim], scenario: Scenario) -> list[Verdict]:
 def code_answer(scenario: Scenario, group_id: str, answer: str) -> VerifierOutput:
     """The rules coder's verifier output for one question group's whole answer."""
     items = group_items(scenario, group_id)
-    return verifier_output(read_answer(answer, scenario), items, checklist_vocabulary(scenario, items))
+    return verifier_output(
+        read_answer(answer, scenario),
+        items,
+        checklist_vocabulary(scenario, items),
+        referral_facts(scenario),
+    )

@@ -8,9 +8,16 @@ scorer treat it like any other judge.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from medeval.agents.rulecoder.nonanswer import SentenceKind, asserts_something, non_answer_kind
+from medeval.agents.rulecoder.nonanswer import (
+    SentenceKind,
+    asserts_rule,
+    asserts_something,
+    non_answer_kind,
+    sentence_kind,
+)
+from medeval.agents.rulecoder.text import sentences
 from medeval.schemas import (
     ItemCode,
     Label,
@@ -108,6 +115,16 @@ def checklist_vocabulary(scenario: Scenario, fact_ids: list[str]) -> set[str]:
     return words
 
 
+def referral_facts(scenario: Scenario) -> frozenset[str]:
+    """Facts whose statement only says where to look or whom to ask."""
+    out = set()
+    for fact in scenario.canonical_facts:
+        kinds = [sentence_kind(s) for s in sentences(fact.statement)]
+        if "referral" in kinds and "substance" not in kinds:
+            out.add(fact.fact_id)
+    return frozenset(out)
+
+
 def bears_on(text: str, vocabulary: set[str]) -> bool:
     return len(_content_words(text) & vocabulary) >= _RELEVANT_OVERLAP
 
@@ -126,13 +143,32 @@ def uncertain_sentences(
     covered_any = any(item in r.covered for r in readings for item in items)
     if not covered_any:
         return [r for r in unexplained if asserts_something(r.quote)]
-    return [r for r in unexplained if asserts_something(r.quote) and bears_on(r.quote, vocabulary)]
+    return [r for r in unexplained if asserts_rule(r.quote) and bears_on(r.quote, vocabulary)]
 
 
 def verifier_output(
-    readings: list[SentenceReading], items: list[str], vocabulary: set[str], claim_prefix: str = "c"
+    readings: list[SentenceReading],
+    items: list[str],
+    vocabulary: set[str],
+    referrals: frozenset[str] = frozenset(),
+    claim_prefix: str = "c",
 ) -> VerifierOutput:
-    """One verdict per sentence, one code per checklist item, the non-answer and the uncertain."""
+    """One verdict per sentence, one code per checklist item, the non-answer and the uncertain.
+
+    `referrals` are key facts that only say where to look (the plan's documents, Plan Finder,
+    1-800-MEDICARE): an answer that is nothing but such a referral is a bare referral, which the
+    study codes Not Substantive, so it credits nothing."""
+    non_answer: NonAnswer | None = None
+    group = set(items) - referrals
+    # Substance: a contradiction, a group item that is more than a referral, or a statement that
+    # the key credits. A referral that happens to match another fact's pattern ("check the
+    # plan's formulary" beside a formulary fact) stays a referral.
+    if not any(
+        r.contradicted or set(r.covered) & group or (r.covered and r.kind == "substance") for r in readings
+    ):
+        non_answer = non_answer_kind([r.kind for r in readings])
+    if non_answer is not None:
+        readings = [replace(r, covered=[]) for r in readings]
     verdicts = []
     for i, r in enumerate(readings, start=1):
         claim_id = f"{claim_prefix}{i}"
@@ -156,9 +192,6 @@ def verifier_output(
             checklist.append(ItemCode(fact_id=item, code="covered", quote=covered.quote))
         else:
             checklist.append(ItemCode(fact_id=item, code="absent"))
-    non_answer: NonAnswer | None = None
-    if not any(r.covered or r.contradicted for r in readings):
-        non_answer = non_answer_kind([r.kind for r in readings])
     uncertain = [] if non_answer else [r.quote for r in uncertain_sentences(readings, items, vocabulary)]
     return VerifierOutput(verdicts=verdicts, checklist=checklist, non_answer=non_answer, uncertain=uncertain)
 

@@ -139,7 +139,7 @@ def read_answer(answer: str, scenario: Scenario) -> list[SentenceReading]:
                 contradicted=[f.item_id for f in contradicted],
                 covered=[f.item_id for f in findings if f.code == "covered"],
                 severity=worst([f.severity for f in contradicted]),
-                kind=sentence_kind(sentence.text),
+                kind=sentence_kind(sentence),
             )
         )
     return readings

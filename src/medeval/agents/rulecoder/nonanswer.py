@@ -12,28 +12,32 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from medeval.agents.rulecoder.text import Piece, clauses
 from medeval.schemas import NonAnswer
 
 SentenceKind = Literal["refusal", "dont_know", "referral", "depends", "question", "filler", "substance"]
 
+# "I", "I'm", "we're": the chatbot speaking of itself.
+_I = r"\b(?:I|we)(?:'m|'re| am| are)?\s+"
 _REFUSAL = re.compile(
-    r"\b(?:I|we)\s+(?:can(?:no|')t|am not able to|'m not able to|am unable to|'m unable to|"
-    r"(?:do not|don't|won't|will not) (?:be able to )?)\s*"
-    r"(?:help|provide|give|offer|answer|advise|recommend|determine|assess|make|"
-    r"tell you (?:what|whether|which|if)|speak to|comment|weigh in|predict)|"
+    rf"{_I}(?:really |honestly |just )?(?:can(?:no|')t|not able to|unable to|(?:do not|don't|won't|will not) "
+    r"(?:be able to )?)\s*(?:help|provide|give|offer|answer|advise|recommend|determine|assess|make|"
+    r"tell you (?:what|whether|which|if|how)|speak to|comment|weigh in|predict)|"
     r"\b(?:outside|beyond) (?:my|the) scope\b|"
     r"\bnot (?:able|in a position) to (?:advise|give|provide|recommend)",
     re.I,
 )
 _DONT_KNOW = re.compile(
-    r"\b(?:I|we)\s*(?:do not|don't|honestly don't|really don't) (?:know|have (?:access|information|details|"
-    r"(?:any |the |real-time |current |specific |up-to-date )?(?:information|data|details|way|ability|"
-    r"access)|your (?:location|zip)))|"
-    r"\b(?:I'm|I am) (?:not sure|honestly not sure|uncertain|not certain|not familiar)|"
-    r"\b(?:I|we) (?:can(?:no|')t|am unable to|'m unable to|am not able to|'m not able to) "
-    r"(?:look (?:it |that |this )?up|check|see|access|verify|confirm|browse|search|know)|"
-    r"\bno way (?:for me )?to (?:know|tell|check)|\bhard (?:for me )?to say\b|\bI (?:wouldn't|would not) "
-    r"want to guess\b|\bdon't want to (?:give|guess|speculate)",
+    rf"{_I}(?:honestly |really |just )?(?:do not|don't) (?:know|have (?:access|information|details|"
+    r"(?:any |the |real-time |current |specific |up-to-date |that )?(?:information|data|details|way|ability|"
+    r"access)|(?:that|the|this|your|its|their|harborview's|the plan's) [\w' ]{0,30}?(?:formulary|list|"
+    r"directory|location|zip|data|details|information)))|"
+    rf"{_I}(?:honestly |really )?(?:not sure|uncertain|not certain|not familiar|afraid I (?:can't|don't))|"
+    rf"{_I}(?:can(?:no|')t|unable to|not able to) (?:look (?:it |that |this )?up|check|see|access|verify|"
+    r"confirm|browse|search|know|tell you (?:that|this|for sure|for certain)|"
+    r"say(?: for (?:sure|certain))?\b)|"
+    r"\bno way (?:for me )?to (?:know|tell|check)|\bhard (?:for me )?to say\b|"
+    r"\b(?:wouldn't|would not|don't) want to (?:give|guess|speculate)",
     re.I,
 )
 _REFERRAL_TARGET = (
@@ -41,17 +45,22 @@ _REFERRAL_TARGET = (
     r"social security|\bssa\b|medicaid (?:office|agency|caseworker|program|worker)|caseworker|case worker|"
     r"counselou?r|insurance agent|\bbroker\b|benefits (?:office|department|administrator)|\bhr\b|"
     r"human resources|member services|customer service|the (?:plan|insurer|insurance company)\b|"
-    r"the plan's|harborview|your (?:state|local|county)|elder[- ]law|attorney|\bagent\b|the doctor's office|"
-    r"(?:your|the) (?:doctor|pharmacist|pharmacy)"
+    r"the plan's|harborview|your (?:state|local|county)|elder[- ]law|attorney|\bagent\b|doctor's office|"
+    r"(?:your|the) (?:doctor|pharmacist|pharmacy)|summary of benefits|evidence of coverage|formulary|"
+    r"provider directory|drug list|plan documents"
 )
 _REFERRAL = re.compile(
-    rf"(?:\b(?:call|contact|check|visit|ask|reach out|talk|speak|consult|confirm|verify|look (?:it )?up|"
+    rf"(?:\b(?:call|contact|check|visit|ask|reach out|talk to|speak (?:to|with)|consult|confirm|verify|"
+    rf"look (?:it |that |this )?(?:up|at|in|for|through)|find (?:it|this|that|out|them|the|those|these)|"
+    rf"find (?:\w+ ){{1,3}}(?:in|on|at|through)|"
+    rf"see (?:the|your|its|their)|review|"
     rf"go to|recommend|suggest|best (?:bet|option|source|place|resource|thing)|help you|can tell|can walk|"
-    rf"can confirm|can explain|can look|can go over|can review|can help|will know|would know|"
-    rf"is (?:free|available)|offers? free)\b.*(?:{_REFERRAL_TARGET})|"
-    rf"(?:{_REFERRAL_TARGET}).*\b(?:can|could|will|would) (?:help|tell|explain|confirm|walk|look|answer|"
-    rf"go (?:over|through)|review|check|advise|give)\b|"
-    rf"^(?:they|them|someone there|a counselor|those folks)\b.*\b(?:can|could|will|would)\b)",
+    rf"can confirm|can explain|can go over|can help|will know|would know|is (?:free|available)|"
+    rf"offers? free)(?:ed|ing|s)?\b.*(?:{_REFERRAL_TARGET})|"
+    rf"(?:{_REFERRAL_TARGET}).*\b(?:can|could|will|would|should) (?:\w+ ){{0,3}}"
+    rf"(?:help|tell|explain|confirm|walk|look|answer|go (?:over|through)|review|check|advise|give|show|"
+    rf"list|have)\b|"
+    rf"^(?:they|them|someone there|a counselor|those folks)(?:\b.*\b(?:can|could|will|would)\b|'ll\b))",
     re.I,
 )
 _DEPENDS = re.compile(
@@ -84,8 +93,39 @@ _ASSERTIVE = re.compile(
 )
 
 
-def sentence_kind(text: str) -> SentenceKind:
-    """How a sentence that the key neither credits nor contradicts moves the conversation."""
+# A rule, a figure, a date or a negation: what can make an otherwise right answer wrong.
+_STRONG = re.compile(
+    r"\$\s?\d|\d\s?%|\b\d+[- ](?:day|month|year)s?\b|"
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|"
+    r"\b(?:must|have to|has to|required|requires?|mandatory|automatic(?:ally)?|only|never|always|cannot|"
+    r"can't|won't|doesn't|don't|isn't|aren't|not|no|none|all|every|any ?time|deadline|penalt\w*)\b",
+    re.I,
+)
+# A heading or a table's header row: a label, not a statement.
+_LABEL = re.compile(r"^[^.!?]{0,60}[:]?$")
+
+
+_PRIORITY: tuple[SentenceKind, ...] = ("refusal", "dont_know", "referral", "depends", "question", "filler")
+
+
+def sentence_kind(sentence: Piece) -> SentenceKind:
+    """How a sentence moves the conversation: substance when a clause says something (a referral
+    or an "it depends" beside it does not take that away), else its strongest non-answer move.
+    A refusal or "I don't know" sets the tone of its sentence unless a contrast follows it ("I'm
+    not sure, but you must enroll at 65" says something)."""
+    parts = clauses(sentence)
+    kinds = [clause_kind(c.text) for c in parts] or [clause_kind(sentence.text)]
+    declined = next((k for k in kinds if k in ("refusal", "dont_know")), None)
+    if declined is not None:
+        contrast = any(k == "substance" and c.role == "contrast" for c, k in zip(parts, kinds, strict=False))
+        return "substance" if contrast else declined
+    if "substance" in kinds:
+        return "substance"
+    return next(k for k in _PRIORITY if k in kinds)
+
+
+def clause_kind(text: str) -> SentenceKind:
+    """How one clause or sentence moves the conversation."""
     if _REFUSAL.search(text):
         return "refusal"
     if _DONT_KNOW.search(text):
@@ -98,11 +138,17 @@ def sentence_kind(text: str) -> SentenceKind:
         return "question"
     if _FILLER.search(text) and not _ASSERTIVE.search(text):
         return "filler"
+    if _LABEL.match(text) and len(text.split()) <= 8 and not re.search(r"\d", text):
+        return "filler"
     return "substance"
 
 
 def asserts_something(text: str) -> bool:
     return _ASSERTIVE.search(text) is not None
+
+
+def asserts_rule(text: str) -> bool:
+    return _STRONG.search(text) is not None
 
 
 def non_answer_kind(kinds: list[SentenceKind]) -> NonAnswer | None:

@@ -104,20 +104,20 @@ def _strip_line(line: str, start: int, out: _Builder) -> None:
         if drop[i]:
             continue
         if table and char == "|":
-            # A table row reads as one sentence whose cells are listed, so a row's label stays
-            # with its values ("Part B premium | $202.90").
+            # Cells stay apart (" | "): each is read with the row's label (see `clauses`).
             while out.chars and out.chars[-1] == " ":
                 out.chars.pop()
                 out.offsets.pop()
-            if out.chars and out.chars[-1] != "," and cells_seen and len(out.chars) > row_start:
-                out.add(",", start + i)
+            if cells_seen and len(out.chars) > row_start and out.chars[-1] != "|":
+                out.add(" ", start + i)
+                out.add("|", start + i)
             out.add(" ", start + i)
             cells_seen += 1
             continue
         if table and char != " " and not cells_seen:
             cells_seen = 1
         out.add(char, start + i)
-    while out.chars and out.chars[-1] in (" ", ","):
+    while out.chars and out.chars[-1] in (" ", ",", "|"):
         out.chars.pop()
         out.offsets.pop()
 
@@ -127,7 +127,13 @@ def plain_lines(answer: str) -> list[Piece]:
     text = answer.translate(_CHAR_MAP)
     lines: list[Piece] = []
     position = 0
-    for raw in text.splitlines(keepends=True):
+    raw_lines = text.splitlines(keepends=True)
+    for n, raw in enumerate(raw_lines):
+        following = raw_lines[n + 1] if n + 1 < len(raw_lines) else ""
+        # A table's header row names columns; it says nothing by itself.
+        if raw.count("|") >= 2 and _TABLE_RULE.match(following.rstrip("\r\n")):
+            position += len(raw)
+            continue
         out = _Builder()
         _strip_line(raw.rstrip("\r\n"), position, out)
         piece = out.piece()
@@ -170,6 +176,9 @@ def sentences(answer: str) -> list[Piece]:
     """Sentences of the answer: a line break or a sentence-ending mark ends one."""
     out: list[Piece] = []
     for line in plain_lines(answer):
+        if CELL in line.text:
+            out.append(line)  # a table row is one statement: its label and its cells
+            continue
         start = 0
         for match in _SENTENCE_END.finditer(line.text):
             if not _ends_sentence(line.text, match):
@@ -178,6 +187,10 @@ def sentences(answer: str) -> list[Piece]:
             start = match.end()
         out.append(line.sub(start, len(line.text)))
     return [s.strip() for s in out if re.search(r"[A-Za-z0-9]", s.text)]
+
+
+# Between the cells of a table row in the plain text.
+CELL = " | "
 
 
 @dataclass(frozen=True)
@@ -223,7 +236,31 @@ def _is_range_dash(text: str, at: int, mark: str) -> bool:
 
 
 def clauses(sentence: Piece) -> list[Clause]:
-    """Split a sentence into clauses that a pattern is matched within."""
+    """Split a sentence into clauses that a pattern is matched within. A table row's cells are
+    read with the row's label: "Medicare Advantage | Medicaid stays separate" reads as
+    "Medicare Advantage, Medicaid stays separate"."""
+    if CELL not in sentence.text:
+        return _clauses(sentence)
+    cells: list[Piece] = []
+    start = 0
+    while True:
+        at = sentence.text.find(CELL, start)
+        end = len(sentence.text) if at < 0 else at
+        cells.append(sentence.sub(start, end).strip())
+        if at < 0:
+            break
+        start = at + len(CELL)
+    label, rest = cells[0], [c for c in cells[1:] if c.text]
+    if not rest:
+        return _clauses(label)
+    out: list[Clause] = []
+    for cell in rest:
+        comma = Piece(", ", (cell.offsets[0], cell.offsets[0]))
+        out.extend(Clause(label + comma + c.piece, c.role) for c in _clauses(cell))
+    return out
+
+
+def _clauses(sentence: Piece) -> list[Clause]:
     parts: list[tuple[Piece, str]] = []
     text = sentence.text
     start = 0
