@@ -47,7 +47,7 @@ _REFERRAL_TARGET = (
     r"human resources|member services|customer service|the (?:plan|insurer|insurance company)\b|"
     r"the plan's|harborview|your (?:state|local|county)|elder[- ]law|attorney|\bagent\b|doctor's office|"
     r"(?:your|the) (?:doctor|pharmacist|pharmacy)|summary of benefits|evidence of coverage|formulary|"
-    r"provider directory|drug list|plan documents"
+    r"provider directory|drug list|plan documents|(?:qualified|licensed) (?:professional|expert|advis[eo]r)"
 )
 _REFERRAL = re.compile(
     rf"(?:\b(?:call|contact|check|visit|ask|reach out|talk to|speak (?:to|with)|consult|confirm|verify|"
