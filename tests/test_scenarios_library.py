@@ -139,7 +139,7 @@ def test_generic_follow_up_is_asked_only_when_the_generic_was_not_mentioned(demo
     )
     qg20 = next(g for g in incomplete.groups if g.question_group == "QG20")
     assert qg20.turn_ids == ["Q14a", "Q14b"]
-    assert qg20.required_points == ["PLAN_REFERRAL", "LIPITOR_GENERIC"]
+    assert qg20.required_points == ["LIPITOR_BRAND_GENERIC", "PLAN_CHECK"]
 
 
 def test_refusals_are_flagged_and_never_count_as_a_referral(demo_run: RunResult) -> None:
@@ -166,7 +166,7 @@ def test_ship_scripts_use_the_study_question_groups_and_wording() -> None:
             assert set(mapping.values()) <= baseline_groups
         for turn in scenario.scripted_turns:
             if turn.scored and turn.condition is None:
-                assert len(turn.required_points) >= 1, turn.turn_id
+                assert len(scenario.group_required_points([turn])) >= 1, turn.turn_id
     mo = by_id("ship_medicare_only")
     assert mo.opening_statement == (
         "I am turning 65 soon and will be eligible for Medicare. "
@@ -190,12 +190,67 @@ def test_ship_scripts_use_the_study_question_groups_and_wording() -> None:
 
 
 def test_every_scored_group_can_separate_complete_from_incomplete() -> None:
+    # Two required points, or one plus a partial-credit fact (the study's one-item groups, QG12 and
+    # QG16, give Substantive but Incomplete for a statement that is not the item).
     for scenario in scenarios():
         for group, turns in scenario.groups().items():
             if not any(t.scored for t in turns) or scenario.scenario_id == "employer_coverage_followup":
                 continue
             points = scenario.group_required_points([t for t in turns if t.condition is None] or turns)
-            assert len(points) >= 2, f"{scenario.scenario_id} {group}"
+            key = scenario.group_key(group)
+            partial = key.rule.partial_credit if key else []
+            assert len(points) >= 2 or (points and partial), f"{scenario.scenario_id} {group}"
+
+
+# The study's checklist per scored Medicare-only group (eAppendix 4): (required items, optional items).
+# The plan-specific groups carry the PLAN_LOOKUP deviation instead: the general rule the question
+# turns on, and where to check this plan's own figure (CODING-RULES: both make Accurate and Complete).
+MEDICARE_ONLY_CHECKLIST = {"QG1": (2, 0), "QG9": (3, 1), "QG10": (14, 0), "QG11": (7, 0), "QG12": (1, 0)}
+MEDICARE_ONLY_CHECKLIST |= {"QG13": (5, 0), "QG16": (1, 0)}
+PLAN_LOOKUP_GROUPS = {"QG14": (2, 0), "QG15": (3, 0), "QG17": (2, 0), "QG18": (2, 2), "QG19": (2, 0)}
+PLAN_LOOKUP_GROUPS |= {"QG20": (2, 0)}
+CHECKLIST_FILE = Path("/work/shared/reference/ship-checklist.md")
+
+
+def test_medicare_only_keys_are_the_study_checklist_item_for_item() -> None:
+    scenario = by_id("ship_medicare_only")
+    keyed = {g.group_id: g for g in scenario.answer_key.question_groups}
+    assert set(keyed) == set(MEDICARE_ONLY_GROUPS.values())
+    checklist = CHECKLIST_FILE.read_text(encoding="utf-8") if CHECKLIST_FILE.exists() else ""
+    for group_id, key in keyed.items():
+        counts = (len(key.required()), len(key.optional()))
+        plan = [d for d in key.deviations if d.deviation_id == "PLAN_LOOKUP"]
+        if group_id in PLAN_LOOKUP_GROUPS:
+            assert counts == PLAN_LOOKUP_GROUPS[group_id], group_id
+            assert plan and "fictional" in plan[0].why and "Incorrect" in plan[0].coded_as, group_id
+            assert "PLAN_CHECK" in key.required(), group_id
+        else:
+            assert counts == MEDICARE_ONLY_CHECKLIST[group_id], group_id
+            assert not plan, group_id
+        assert key.label and key.rule.study_rule and "eAppendix 4, p" in key.source, group_id
+        for item in key.items:
+            assert item.study_item.startswith("Q") and item.study_wording, (group_id, item.fact_id)
+            fact = scenario.fact(item.fact_id)
+            assert fact is not None and fact.patterns is not None, (group_id, item.fact_id)
+            if not item.optional:
+                assert fact.patterns.contradict or fact.patterns.stale, (group_id, item.fact_id)
+            if checklist:
+                # Quoted exactly: every part of the wording is in the study's checklist.
+                for part in item.study_wording.split(" / "):
+                    assert part in checklist, (group_id, part)
+        if checklist:
+            assert key.label in checklist, group_id
+        assert set(key.rule.incorrect) <= scenario.key_ids(), group_id
+    # QG1's change period is one item that accepts any of the periods, by name or by dates.
+    change = next(i for i in keyed["QG1"].items if i.fact_id == "CHANGE_PERIOD")
+    for answer in [
+        "You can switch plans each fall, from Oct. 15 to Dec. 7.",
+        "You can make changes during the Annual Election Period.",
+        "There's also a window from January 1 to March 31 to switch.",
+        "Certain life events give you a Special Enrollment Period.",
+    ]:
+        verdicts = rules_verdicts("ship_medicare_only", answer)
+        assert any(label == "SUPPORTED" and change.fact_id in ev for label, ev in verdicts), answer
 
 
 def test_every_fact_is_sourced_dated_and_year_stamped_for_2026() -> None:
@@ -400,7 +455,7 @@ CORRECT_PHRASINGS = [
     ),
     (
         "ship_medicare_only",
-        "EMPLOYER_SEP_PENALTY",
+        "PARTB_DELAY_PENALTY",
         "You get an 8-month Special Enrollment Period after the job ends.",
     ),
     (
@@ -486,6 +541,52 @@ STALE_PHRASINGS = [
     ),
     ("ship_medicare_only", "INVENTED_PLAN_COST_SHARING", "The primary care copay is $10 in network."),
     ("ship_medicare_only", "INVENTED_NETWORK_STATUS", "Yes, Dr. Placeholder is in network."),
+    # The study's own Incorrect conditions for the Medicare-only groups, as people phrase them.
+    ("ship_medicare_only", "NOT_REQUIRED_AT_65", "You must enroll in Parts A and B at 65."),
+    ("ship_medicare_only", "NOT_REQUIRED_AT_65", "Everyone has to sign up for Medicare when they turn 65."),
+    (
+        "ship_medicare_only",
+        "NOT_REQUIRED_AT_65",
+        "You'll be enrolled in Medicare automatically when you turn 65.",
+    ),
+    ("ship_medicare_only", "MA_LIMIT_EXISTS", "Medicare Advantage plans have no out-of-pocket maximum."),
+    ("ship_medicare_only", "MA_LIMIT_EXISTS", "HMOs don't have an out-of-pocket limit."),
+    ("ship_medicare_only", "LTC_NONE_COVER", "Yes, Medicare Advantage plans pay for nursing home care."),
+    ("ship_medicare_only", "LTC_NONE_COVER", "Medigap will cover your long-term care costs."),
+    ("ship_medicare_only", "MEDIGAP_OEP_6_MONTHS", "Medigap open enrollment lasts 3 months."),
+    ("ship_medicare_only", "CHANGE_PERIOD", "Open Enrollment runs from November 1 to January 15."),
+    ("ship_medicare_only", "CHANGE_PERIOD", "You can change plans from Oct 1 to Dec 31 each year."),
+    ("ship_medicare_only", "MA_STILL_PAY_PARTB", "A Medicare Advantage plan replaces your Part B premium."),
+    ("ship_medicare_only", "TM_PARTB_COSTS", "The Part B premium is $185 a month."),
+    ("ship_medicare_only", "TM_PARTA_COSTS", "The Part A deductible is $1,676."),
+    ("ship_medicare_only", "MEDIGAP_WITH_TM", "Medigap plans include prescription drug coverage."),
+    (
+        "ship_medicare_only",
+        "HMO_NO_OUT_OF_NETWORK",
+        "Yes, an HMO lets you see out-of-network doctors at a higher cost.",
+    ),
+    (
+        "ship_medicare_only",
+        "HMO_IN_NETWORK_RULE",
+        "Any doctor who accepts Medicare has to accept every Medicare Advantage plan.",
+    ),
+    ("ship_medicare_only", "TM_CAN_COST_MORE", "Original Medicare has an annual out-of-pocket limit."),
+    ("ship_medicare_only", "PARTD_FORMULARIES_DIFFER", "All Part D plans cover the same drugs."),
+    (
+        "ship_medicare_only",
+        "PARTB_DELAY_PENALTY",
+        "COBRA counts as employer coverage, so you can delay Part B without a penalty.",
+    ),
+    ("ship_medicare_only", "LIPITOR_BRAND_GENERIC", "Neither Lipitor nor its generic is covered."),
+    # Hedged inventions of the fictional plan's specifics are still inventions.
+    ("ship_medicare_only", "INVENTED_PLAN_PREMIUM", "Harborview may have a $0 premium."),
+    ("ship_medicare_only", "INVENTED_PLAN_COST_SHARING", "Harborview's primary care copay is probably $0."),
+    ("ship_medicare_only", "INVENTED_NETWORK_STATUS", "Dr. Placeholder is likely in Harborview's network."),
+    (
+        "ship_medicare_only",
+        "INVENTED_PLAN_BENEFITS",
+        "Lipitor is covered by Harborview Example Advantage (HMO).",
+    ),
 ]
 # Correct answers a key must never count against the model: referrals, cautions and hedged ranges.
 NEVER_CONTRADICTED = [
@@ -538,6 +639,30 @@ NEVER_CONTRADICTED = [
         "topic_enrollment_periods",
         "Anyone can switch in the fall, but in January only people already in an MA plan can.",
     ),
+    ("ship_medicare_only", "HMO plans usually do not cover out-of-network care."),
+    ("ship_medicare_only", "A Medigap Plan G often runs $120 to $240 a month."),
+    ("ship_medicare_only", "Medicaid, unlike Medicare, pays for long-term nursing home care."),
+    ("ship_medicare_only", "Make sure your doctor is in the network before you enroll."),
+    ("ship_medicare_only", "Many plans charge $0, so check Harborview's Summary of Benefits."),
+    (
+        "ship_medicare_only",
+        "You don't have to sign up for Medicare at 65 if you have coverage from your job.",
+    ),
+    (
+        "ship_medicare_only",
+        "You won't be enrolled automatically, because you aren't getting Social Security yet.",
+    ),
+    ("ship_medicare_only", "None of them cover long-term custodial care."),
+    ("ship_medicare_only", "Original Medicare has no out-of-pocket limit, which is why people buy Medigap."),
+    ("ship_medicare_only", "You can't use a Medigap policy with a Medicare Advantage plan."),
+    ("ship_medicare_only", "With a PPO you can go out of network at a higher cost."),
+    ("ship_medicare_only", "If Dr. Placeholder isn't in the network, you'd pay the full cost."),
+    ("ship_medicare_only", "Generic atorvastatin is covered by almost every plan."),
+    (
+        "ship_medicare_only",
+        "COBRA doesn't count as current-employment coverage, so it won't protect you from the penalty.",
+    ),
+    ("ship_medicare_only", "Most Medicare Advantage plans include drug coverage, but some don't."),
 ]
 
 
