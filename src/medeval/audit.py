@@ -24,7 +24,17 @@ from pydantic import BaseModel
 
 from medeval.hashing import sha256_file
 from medeval.prompts import prompt_hashes
-from medeval.storage import CALLS, CHECKPOINT, GENESIS, MANIFEST, RESULTS, parse_line, record_hash
+from medeval.storage import (
+    CALLS,
+    CHECKPOINT,
+    GENESIS,
+    MANIFEST,
+    RESULTS,
+    REVIEWS,
+    REVIEWS_CHECKPOINT,
+    parse_line,
+    record_hash,
+)
 
 
 class Finding(BaseModel):
@@ -201,6 +211,33 @@ def check_source_run(manifest: dict[str, Any], findings: list[Finding]) -> None:
         )
 
 
+def check_reviews(run_dir: Path, findings: list[Finding]) -> int:
+    """People's codes (reviews.jsonl): the same chain checks, against the review chain's own head."""
+    path, head_path = run_dir / REVIEWS, run_dir / REVIEWS_CHECKPOINT
+    if not path.exists() and not head_path.exists():
+        return 0
+    before = len(findings)
+    state = check_chain(path, findings)
+    if any(f.severity == "error" for f in findings[before:]):
+        return state.records
+    if not head_path.is_file():
+        if state.records:
+            findings.append(
+                Finding(
+                    severity="error",
+                    file=REVIEWS_CHECKPOINT,
+                    message="missing: a deleted last review import cannot be ruled out",
+                )
+            )
+        return state.records
+    recorded = _read_object(head_path)
+    if isinstance(recorded, Finding):
+        findings.append(recorded)
+        return state.records
+    check_heads(REVIEWS, state, recorded.get("reviews"), findings)
+    return state.records
+
+
 def _read_object(path: Path) -> dict[str, Any] | Finding:
     """A JSON object from a run file, or the finding that says why it is not one."""
     try:
@@ -256,14 +293,16 @@ def verify_run(run_dir: Path) -> list[Finding]:
             check_heads(CALLS, states[CALLS], checkpoint.get("calls"), findings)
     check_inputs(run_dir, manifest, findings)
     check_source_run(manifest, findings)
+    reviews = check_reviews(run_dir, findings)
     if not any(f.severity == "error" for f in findings):
+        imports = f", {reviews} review import(s)" if reviews else ""
         findings.append(
             Finding(
                 severity="ok",
                 file=str(run_dir),
                 message=(
-                    f"{states[RESULTS].records} trial records and {states[CALLS].records} call records "
-                    "chain intact; manifest, prompts and scenarios match"
+                    f"{states[RESULTS].records} trial records{imports} and {states[CALLS].records} call "
+                    "records chain intact; manifest, prompts and scenarios match"
                 ),
             )
         )

@@ -34,6 +34,10 @@ CHECKPOINT = "checkpoint.json"
 #: End-of-run totals (trials, calls, cost); the manifest itself is written once and never rewritten.
 SUMMARY = "summary.json"
 GENESIS = "0" * 64
+#: People's codes (`medeval review import`): append-only and chained like results.jsonl, with its own
+#: head file, since checkpoint.json is rewritten by the run and would drop a head it does not know.
+REVIEWS = "reviews.jsonl"
+REVIEWS_CHECKPOINT = "reviews.checkpoint.json"
 #: Held (flock, exclusive) by whichever process writes to the run; it holds that process's pid.
 LOCK = "run.lock"
 

@@ -15,7 +15,9 @@ from rich.table import Table
 
 from medeval import __version__
 from medeval.cli import engine as engine_cli
+from medeval.cli.calibrate import calibrate_command
 from medeval.cli.models import models_command
+from medeval.cli.review import review_app
 from medeval.config import DEFAULT_JUDGE, RunConfig
 from medeval.errors import EXIT_INTERRUPTED, UserError
 from medeval.lint import lint_paths
@@ -232,6 +234,8 @@ def demo(
 app.command("report")(report_command)
 app.command("compare")(compare_command)
 app.command("models")(models_command)
+app.add_typer(review_app, name="review")
+app.command("calibrate")(calibrate_command)
 
 
 @app.command()

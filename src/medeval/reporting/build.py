@@ -9,6 +9,7 @@ from medeval.errors import UserError
 from medeval.reporting import DEFAULT_HTML_TRIALS, charts
 from medeval.reporting.findings import gather
 from medeval.reporting.html import write_html
+from medeval.reporting.human import HumanReview, apply_reviews, ship_csv_row
 from medeval.reporting.load import Corpus
 from medeval.reporting.markdown import write_markdown
 from medeval.reporting.model import ReportData, ReportPaths
@@ -33,7 +34,7 @@ def integrity_problems(run_dirs: list[Path]) -> list[str]:
     return problems
 
 
-def collect(corpus: Corpus) -> ReportData:
+def collect(corpus: Corpus, human: HumanReview) -> ReportData:
     # The first run's seed seeds every bootstrap, so a report of the same run never changes.
     seed = next((s.seed for s in corpus.snapshots if s.seed is not None), 0)
     return ReportData(
@@ -47,6 +48,7 @@ def collect(corpus: Corpus) -> ReportData:
         distributions=distributions(corpus),
         findings=gather(corpus, seed),
         integrity=integrity_problems([s.directory for s in corpus.snapshots]),
+        human=human,
     )
 
 
@@ -68,7 +70,8 @@ def build_report(
             raise UserError(
                 f"{directory}: cannot create the report directory ({error.strerror}); pass --out"
             ) from error
-        data = collect(corpus)
+        # People's codes first: every table below then counts the final categories.
+        data = collect(corpus, apply_reviews(corpus))
         paths = ReportPaths(
             directory=directory,
             markdown=directory / "report.md",
@@ -83,7 +86,7 @@ def build_report(
         )
         write_trials_csv(corpus, paths.trials_csv)
         write_csv(paths.per_scenario_csv, [row.csv_row() for row in data.scenarios])
-        write_csv(paths.ship_csv, [row.csv_row() for row in data.ship])
+        write_csv(paths.ship_csv, [ship_csv_row(row, data.human) for row in data.ship])
         charts.ship_chart(data.ship, paths.charts[0])
         charts.distribution_chart(corpus, paths.charts[1])
         write_markdown(data, paths)

@@ -22,6 +22,7 @@ from medeval.redact import redact
 from medeval.reporting.baseline import SHIP_CATEGORIES, baseline_citation, baseline_for, group_sort_key
 from medeval.reporting.charts import CATEGORY_COLOURS, CATEGORY_LABELS
 from medeval.reporting.findings import fact_ref
+from medeval.reporting.human_render import html_section
 from medeval.reporting.load import Corpus
 from medeval.reporting.model import ReportData, ReportPaths
 from medeval.reporting.stats import wilson
@@ -287,5 +288,6 @@ def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials:
         pooled=POOLED,
         glossary=fact_glossary(corpus, trials),
         anchors={view["record"].trial_id: view["dom_id"] for view in trials},
+        human=html_section(data.human),
     )
     paths.html.write_text(redact(html), encoding="utf-8")

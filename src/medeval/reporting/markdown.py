@@ -8,6 +8,7 @@ from medeval.redact import redact
 from medeval.reporting.baseline import SHIP_CATEGORIES, baseline_citation
 from medeval.reporting.charts import CATEGORY_LABELS
 from medeval.reporting.findings import FactRef
+from medeval.reporting.human_render import markdown_lines as human_lines
 from medeval.reporting.model import ReportData, ReportPaths
 from medeval.reporting.stats import Interval
 from medeval.reporting.tables import POOLED, POOLED_OTHER, ShipRow
@@ -388,6 +389,7 @@ def render(data: ReportData, paths: ReportPaths) -> str:
         *snapshot_lines(data),
         *summary_lines(data),
         *ship_lines(data, paths),
+        *human_lines(data.human),
         *pairs_lines(data),
         *scenario_lines(data),
         *distribution_lines(data, paths),

@@ -7,6 +7,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from medeval.reporting.findings import Findings
+from medeval.reporting.human import HumanReview
 from medeval.reporting.load import RunSnapshot
 from medeval.reporting.tables import ScenarioRow, ShipRow, TargetRow
 
@@ -23,6 +24,7 @@ class ReportData(BaseModel):
     findings: Findings
     #: `medeval verify` errors of the runs reported on (empty when every run is intact).
     integrity: list[str] = []
+    human: HumanReview
 
 
 class ReportPaths(BaseModel):

@@ -1,0 +1,2 @@
+"""Human coding of a run: export the groups a person should code, import their codes into the
+run's append-only reviews.jsonl, and decide which code counts (precedence.py)."""

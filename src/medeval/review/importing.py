@@ -1,0 +1,242 @@
+"""`medeval review import RUN_DIR CODES_FILE --coder NAME`: check a coder's file against the run, then
+append it to reviews.jsonl as one record.
+
+The whole file is checked before anything is written: every problem (an unknown item, a category
+that is not one of the study's four, an item coded twice, an item whose content changed since it
+was exported, a file already imported) is one line, and any problem means nothing is written.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from medeval.errors import UserError
+from medeval.hashing import sha256_file
+from medeval.review.categories import ACCEPTED, ITEM_CODES, parse_category, parse_item_code
+from medeval.review.export import CODES_FORMAT
+from medeval.review.items import ReviewItem, build_items, load_run
+from medeval.review.store import Decision, ReviewImport, append_import, read_imports
+from medeval.storage import run_lock, utc_now
+
+_CODER = re.compile(r"^[\w][\w .@'\-]{0,79}$")
+
+
+class CodesFile(BaseModel):
+    run_id: str | None
+    export_id: str
+    blind: bool | None
+    coder: str
+    entries: list[dict[str, Any]]
+
+
+class ImportResult(BaseModel):
+    record: ReviewImport
+    items_coded: int
+    previously_coded: int
+
+
+def read_codes(path: Path) -> CodesFile:
+    """The JSON file the coding page downloads, or the export's CSV filled in a spreadsheet."""
+    if not path.is_file():
+        raise UserError(f"{path}: no such file; pass the codes file the coding page downloaded")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserError(f"{path}: cannot read it as UTF-8 text ({error}); pass the downloaded file") from None
+    if path.suffix.lower() == ".csv":
+        rows = list(csv.DictReader(io.StringIO(text)))
+        if rows and "item_id" not in rows[0]:
+            raise UserError(f"{path}: no item_id column; fill in the CSV that `medeval review export` wrote")
+        entries: list[dict[str, Any]] = [
+            {**row, "_where": f"row {n}"}
+            for n, row in enumerate(rows, start=2)
+            if (row.get("category") or "").strip()
+        ]
+        return CodesFile(run_id=None, export_id="", blind=None, coder="", entries=entries)
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise UserError(f"{path}: not JSON ({error}); pass the file the coding page downloaded") from None
+    if (
+        not isinstance(data, dict)
+        or data.get("format") != CODES_FORMAT
+        or not isinstance(data.get("items"), list)
+    ):
+        raise UserError(
+            f"{path}: not a medeval codes file (format {CODES_FORMAT!r}); pass the file the coding page "
+            "downloaded, or the export's CSV"
+        )
+    entries = [
+        {**entry, "_where": f"entry {n}"}
+        if isinstance(entry, dict)
+        else {"_where": f"entry {n}", "_bad": True}
+        for n, entry in enumerate(data["items"], start=1)
+    ]
+    return CodesFile(
+        run_id=str(data["run_id"]) if data.get("run_id") else None,
+        export_id=str(data.get("export_id") or ""),
+        blind=data.get("blind") if isinstance(data.get("blind"), bool) else None,
+        coder=str(data.get("coder") or "").strip(),
+        entries=entries,
+    )
+
+
+def _item_codes(raw: Any) -> dict[str, Any] | None:
+    """Item codes as a mapping: JSON gives one; the CSV cell reads `F1=covered; F2=absent`."""
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        out: dict[str, Any] = {}
+        for part in re.split(r"[;\n]", raw):
+            if not part.strip():
+                continue
+            if "=" not in part:
+                return None
+            fact, code = part.split("=", 1)
+            out[fact.strip()] = code.strip()
+        return out
+    return None
+
+
+def check_codes(
+    codes: CodesFile, items: dict[str, ReviewItem], run_id: str, coder: str, label: str
+) -> tuple[list[Decision], list[str]]:
+    """Decisions from the file, and one problem line per thing wrong with it."""
+    problems: list[str] = []
+    if codes.run_id is not None and codes.run_id != run_id:
+        problems.append(
+            f"{label}: these codes are for run {codes.run_id}, not {run_id}; import them into that run"
+        )
+        return [], problems
+    if codes.coder and codes.coder != coder:
+        problems.append(
+            f"{label}: the page saved these codes under coder {codes.coder!r} but --coder is {coder!r}; "
+            "pass the coder who made them"
+        )
+    seen: dict[str, str] = {}
+    decisions: list[Decision] = []
+    for entry in codes.entries:
+        where = entry["_where"]
+        if entry.get("_bad"):
+            problems.append(f"{label} {where}: not an object; re-download the codes from the coding page")
+            continue
+        item_id = str(entry.get("item_id") or "").strip()
+        item = items.get(item_id)
+        if item is None:
+            problems.append(
+                f"{label} {where}: unknown item {item_id!r}: it names no scored question group "
+                f"of run {run_id}"
+            )
+            continue
+        if item_id in seen:
+            problems.append(
+                f"{label} {where}: item {item_id} is coded twice (also {seen[item_id]}); keep one"
+            )
+            continue
+        seen[item_id] = where
+        if str(entry.get("item_hash") or "") != item.item_hash:
+            problems.append(
+                f"{label} {where}: item {item_id} changed since it was exported (its content hash differs); "
+                "export it again and re-code it"
+            )
+            continue
+        category = parse_category(entry.get("category"))
+        if category is None:
+            problems.append(
+                f"{label} {where}: item {item_id}: {entry.get('category')!r} is not a category; "
+                f"use {ACCEPTED}"
+            )
+            continue
+        raw_codes = _item_codes(entry.get("item_codes"))
+        facts = {f.fact_id for f in item.facts}
+        item_codes: dict[str, Any] = {}
+        if raw_codes is None:
+            problems.append(f"{label} {where}: item {item_id}: item codes must read FACT=code; FACT=code")
+            continue
+        bad = False
+        for fact_id, value in raw_codes.items():
+            code = parse_item_code(value)
+            if fact_id not in facts:
+                problems.append(
+                    f"{label} {where}: item {item_id}: {fact_id!r} is not one of its checklist items"
+                )
+                bad = True
+            elif code is None:
+                problems.append(
+                    f"{label} {where}: item {item_id}: {value!r} for {fact_id} is not one of "
+                    f"{', '.join(ITEM_CODES)}"
+                )
+                bad = True
+            else:
+                item_codes[fact_id] = code
+        if bad:
+            continue
+        decisions.append(
+            Decision(
+                item_id=item_id,
+                item_hash=item.item_hash,
+                trial_id=item.trial_id,
+                question_group=item.question_group,
+                scenario_id=item.scenario_id,
+                target=item.target,
+                judge_category=item.judge_category,
+                category=category,
+                item_codes=item_codes,
+                note=str(entry.get("note") or "").strip(),
+            )
+        )
+    if not codes.entries:
+        problems.append(
+            f"{label}: holds no coded group; pick a category for at least one group, then save again"
+        )
+    return decisions, problems
+
+
+def import_codes(run_dir: Path, codes_path: Path, coder: str) -> ImportResult:
+    coder = coder.strip()
+    if not _CODER.match(coder):
+        raise UserError(
+            f"--coder {coder!r}: give a name of letters, digits, spaces, '.', '-' or '@' (at most 80)"
+        )
+    codes = read_codes(codes_path)
+    with run_lock(run_dir, "import codes into"):
+        run = load_run(run_dir)
+        items = {i.item_id: i for i in build_items(run)}
+        source_sha256 = sha256_file(codes_path)
+        previous = read_imports(run_dir)
+        for earlier in previous:
+            if earlier.source_sha256 == source_sha256:
+                raise UserError(
+                    f"{codes_path}: already imported into this run on {earlier.imported_at} (coder "
+                    f"{earlier.coder}); nothing written. To correct codes, save a new file from the page"
+                )
+        decisions, problems = check_codes(codes, items, run.run_id, coder, str(codes_path))
+        if problems:
+            problems.append(f"{codes_path}: {len(problems)} problem(s); nothing was imported")
+            raise UserError(problems[0], lines=problems)
+        record = ReviewImport(
+            run_id=run.run_id,
+            coder=coder,
+            imported_at=utc_now(),
+            source_name=codes_path.name,
+            source_sha256=source_sha256,
+            export_id=codes.export_id,
+            blind=codes.blind,
+            decisions=decisions,
+        )
+        append_import(run_dir, record)
+    before = {d.item_id for r in previous if r.coder == coder for d in r.decisions}
+    return ImportResult(
+        record=record,
+        items_coded=len(decisions),
+        previously_coded=sum(d.item_id in before for d in decisions),
+    )

@@ -1,0 +1,88 @@
+"""reviews.jsonl: people's codes for a run, append-only and hash-chained like results.jsonl.
+
+One line per import: the coder, the time, the imported file's hash, and every decision in it, each
+with the hash of the item as it was exported. One line is one write(2), so an import is all or
+nothing. Nothing here rewrites a line; results.jsonl is never touched. The chain's head is kept in
+reviews.checkpoint.json, so `medeval verify` can tell a deleted last import from a clean end.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from medeval.review.categories import ItemCode, StudyCategory
+from medeval.storage import (
+    REVIEWS,
+    REVIEWS_CHECKPOINT,
+    ChainedJsonl,
+    StorageError,
+    TornLineWarning,
+    read_jsonl,
+    utc_now,
+    without_chain,
+)
+
+REVIEW_SCHEMA = "review/1"
+
+
+class Decision(BaseModel):
+    item_id: str
+    item_hash: str
+    trial_id: str
+    question_group: str
+    scenario_id: str
+    target: str
+    judge_category: str  # the judges' category in results.jsonl when the codes were imported
+    category: StudyCategory
+    item_codes: dict[str, ItemCode] = Field(default_factory=dict)
+    note: str = ""
+
+
+class ReviewImport(BaseModel):
+    """One line of reviews.jsonl."""
+
+    schema_version: str = REVIEW_SCHEMA
+    run_id: str
+    coder: str
+    imported_at: str
+    source_name: str
+    source_sha256: str
+    export_id: str = ""
+    blind: bool | None = None
+    decisions: list[Decision]
+
+
+def read_imports(run_dir: Path) -> list[ReviewImport]:
+    """Every readable import, in file order (a torn line is skipped, as readers of results do)."""
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TornLineWarning)
+        for raw in read_jsonl(run_dir / REVIEWS):
+            try:
+                out.append(ReviewImport.model_validate(without_chain(raw)))
+            except ValueError:
+                continue
+    return out
+
+
+def append_import(run_dir: Path, record: ReviewImport) -> dict[str, object]:
+    """Append one import and move the review chain's checkpoint. The caller holds the run lock."""
+    chain = ChainedJsonl(run_dir / REVIEWS)
+    stored = chain.append(record.model_dump(mode="json"))
+    chain.sync()
+    path = run_dir / REVIEWS_CHECKPOINT
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(
+            json.dumps({"updated_at": utc_now(), "reviews": chain.head()}, indent=2, sort_keys=True) + "\n",
+            encoding="utf-8",
+        )
+        tmp.replace(path)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise StorageError(path, error) from None
+    return stored
