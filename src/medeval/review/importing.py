@@ -221,7 +221,8 @@ def import_codes(run_dir: Path, codes_path: Path, coder: str) -> ImportResult:
                 )
         decisions, problems = check_codes(codes, items, run.run_id, coder, str(codes_path))
         if problems:
-            problems.append(f"{codes_path}: {len(problems)} problem(s); nothing was imported")
+            if len(problems) > 1:
+                problems.append(f"{codes_path}: {len(problems)} problems; nothing was imported")
             raise UserError(problems[0], lines=problems)
         record = ReviewImport(
             run_id=run.run_id,
