@@ -15,7 +15,7 @@ from rich.table import Table
 
 from medeval import __version__
 from medeval.cli import engine as engine_cli
-from medeval.cli.calibrate import calibrate_command
+from medeval.cli.calibrate import calibrate_command, print_demo_validity
 from medeval.cli.models import models_command
 from medeval.cli.review import review_app
 from medeval.config import DEFAULT_JUDGE, RunConfig
@@ -229,6 +229,7 @@ def demo(
     result = run(config)
     print_summary(result)
     report_after_demo(result.store.directory, out)
+    print_demo_validity(out, seed)
 
 
 app.command("report")(report_command)

@@ -91,3 +91,13 @@ def print_calibration(cal: Calibration, console: Console) -> None:
     for row in category_rows(v):
         per.add_row(*row)
     console.print(per)
+
+
+def print_demo_validity(console: Console, seed: int = 42) -> None:
+    """The demo's last line: how the offline rules judges agree with people on the shipped set."""
+    from medeval.calibration.reference import default_reference, load_reference, load_scenarios
+    from medeval.calibration.run import calibrate, calibration_config
+
+    reference = load_reference(default_reference(), load_scenarios([]))
+    cal = calibrate(reference, calibration_config(reference, [DEFAULT_JUDGE], seed=seed))
+    console.print(f"judge validity: {summary_line(cal)}", highlight=False, soft_wrap=True)
