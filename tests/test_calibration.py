@@ -46,6 +46,7 @@ def test_kappa_agreement_and_recall_on_a_known_table() -> None:
         8 / 10
     ) and incorrect.precision.estimate == pytest.approx(8 / 9)
     assert v.incorrect_to_review == 3
+    assert v.incorrect_caught.estimate == pytest.approx(11 / 13)
     assert v.matrix["incorrect"]["needs_review"] == 3 and v.matrix["not_substantive"]["not_scored"] == 1
     assert v.per_category[0].category == "incorrect"
     assert "agreement 85.0% on 20 decided of 24" in v.one_line()

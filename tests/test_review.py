@@ -13,11 +13,12 @@ import pytest
 from medeval.audit import verify_run
 from medeval.errors import UserError
 from medeval.reporting.build import build_report
+from medeval.review.categories import STUDY_CATEGORIES
 from medeval.review.export import make_export, render_html, write_export
 from medeval.review.importing import import_codes
 from medeval.review.items import ReviewItem, build_items, load_run
 from medeval.review.precedence import decide
-from medeval.review.sample import parse_sample
+from medeval.review.sample import parse_sample, select
 from medeval.review.store import read_imports
 from medeval.storage import REVIEWS
 
@@ -49,7 +50,7 @@ def test_export_with_a_fifth_sample_writes_page_and_csv(demo: Path, tmp_path: Pa
     assert code == 0, stderr
     page, sheet = tmp_path / "x.html", tmp_path / "x.csv"
     rows = read_csv(sheet)
-    decided = [i for i in build_items(load_run(demo)) if i.judge_category != "needs_review"]
+    decided = [i for i in build_items(load_run(demo)) if i.judge_category in STUDY_CATEGORIES]
     audit = [r for r in rows if r["selection"] == "audit"]
     assert len(audit) == round(0.2 * len(decided))
     # Stratified: every target of the run is in the audit sample.
@@ -97,6 +98,26 @@ def test_a_hostile_answer_is_shown_as_text(demo: Path) -> None:
     assert json.loads(meta)["items"][0]["item_id"] == item.item_id
 
 
+def test_every_undecided_group_is_exported_and_the_audit_is_stratified(demo: Path) -> None:
+    items = build_items(load_run(demo))
+    # Make some groups undecided, as model judges leave them.
+    undecided = {items[0].item_id: "needs_review", items[7].item_id: "not_scored"}
+    items = [
+        i.model_copy(update={"judge_category": undecided.get(i.item_id, i.judge_category)}) for i in items
+    ]
+    chosen = select(items, 0, 1)
+    assert {i.item_id: i.selection for i in chosen} == undecided
+    chosen = select(items, 0.5, 1)
+    assert {i.item_id for i in chosen} >= set(undecided)
+    strata: dict[tuple[str, str], list[int]] = {}
+    for item in items:
+        if item.judge_category in STUDY_CATEGORIES:
+            picked = any(c.item_id == item.item_id for c in chosen)
+            strata.setdefault((item.target, item.question_group), []).append(picked)
+    # Proportional allocation: no stratum is more than one group off half its size.
+    assert all(abs(sum(p) - len(p) / 2) <= 1 for p in strata.values())
+
+
 def test_sample_must_be_a_fraction_or_a_count() -> None:
     assert parse_sample("0.2") == 0.2 and parse_sample("30") == 30 and parse_sample(None) == 0
     with pytest.raises(UserError, match="between 0 and 1"):
@@ -107,7 +128,7 @@ def test_sample_must_be_a_fraction_or_a_count() -> None:
 
 def _two_changed(demo: Path, tmp_path: Path, coder: str = "alice") -> tuple[Path, list[ReviewItem]]:
     """A coder's file for five audited groups: three as the judges coded them, two changed."""
-    items = make_export(demo, 0.2, 3, blind=False).items[:5]
+    items = [i for i in make_export(demo, 0.2, 3, blind=False).items if i.selection == "audit"][:5]
     entries = [
         {
             "item_id": item.item_id,

@@ -30,8 +30,9 @@ def headline(v: Validity) -> list[str]:
         f"On {v.pairs} group(s) coded by both a person and the judges: the judges decided {v.decided}, "
         f"sent {v.needs_review} to review ({pct(v.review_rate)}) and could not score {v.not_scored}.",
         f"Agreement on the decided groups: {rate(v.agreement)}; Cohen's kappa {v.kappa.fmt()}.",
-        f"Incorrect recall (people's Incorrect the judges also called Incorrect): {rate(incorrect.recall)}; "
-        f"{v.incorrect_to_review} more of the people's Incorrect went to review.",
+        f"Incorrect recall (people's Incorrect the judges also called Incorrect, among those they "
+        f"decided): {rate(incorrect.recall)}; {v.incorrect_to_review} more of the people's Incorrect went "
+        f"to review, so {rate(v.incorrect_caught)} were caught (called Incorrect or sent to a person).",
     ]
 
 

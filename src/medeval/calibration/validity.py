@@ -90,6 +90,9 @@ class Validity(BaseModel):
     matrix: dict[str, dict[str, int]]
     #: People's Incorrect the judges sent to review rather than deciding.
     incorrect_to_review: int
+    #: People's Incorrect the judges called Incorrect or sent to review (a person then sees it), over
+    #: all the people's Incorrect: the share that does not pass as a decided right answer.
+    incorrect_caught: Interval
 
     @property
     def review_rate(self) -> float | None:
@@ -103,9 +106,9 @@ class Validity(BaseModel):
         incorrect = self.category("incorrect").recall
         return (
             f"agreement {_pct(self.agreement.estimate)} on {self.decided} decided of {self.pairs}; "
-            f"kappa {self.kappa.fmt()}; Incorrect recall {_pct(incorrect.estimate)} "
-            f"({incorrect.n} Incorrect); review rate {_pct(self.review_rate)}; "
-            f"not scored {self.not_scored}"
+            f"kappa {self.kappa.fmt()}; Incorrect recall {_pct(incorrect.estimate)} of {incorrect.n} "
+            f"decided ({_pct(self.incorrect_caught.estimate)} caught counting review); "
+            f"review rate {_pct(self.review_rate)}; not scored {self.not_scored}"
         )
 
 
@@ -166,6 +169,10 @@ def validity(pairs: Sequence[Pair]) -> Validity:
         per_category=scores,
         matrix=matrix,
         incorrect_to_review=matrix["incorrect"]["needs_review"],
+        incorrect_caught=wilson(
+            matrix["incorrect"]["incorrect"] + matrix["incorrect"]["needs_review"],
+            sum(matrix["incorrect"].values()),
+        ),
     )
 
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from medeval.errors import UserError
 from medeval.hashing import canonical_json, sha256_text
+from medeval.runwriter import latest_trials
 from medeval.scenarios import scenario_problems
 from medeval.schemas import Scenario, TrialRecord
 from medeval.storage import MANIFEST, RESULTS, TornLineWarning, read_jsonl, without_chain
@@ -110,11 +111,13 @@ def load_run(directory: Path) -> LoadedRun:
     records = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TornLineWarning)
-        for raw in read_jsonl(directory / RESULTS):
-            try:
-                records.append(TrialRecord.model_validate(without_chain(raw)))
-            except ValueError:
-                continue
+        stored = list(read_jsonl(directory / RESULTS))
+    # A retried trial supersedes its failed record, as in the report: only the latest is coded.
+    for raw in latest_trials(stored):
+        try:
+            records.append(TrialRecord.model_validate(without_chain(raw)))
+        except ValueError:
+            continue
     workdir = Path(manifest.get("working_directory") or ".")
     scenarios: dict[str, Scenario] = {}
     for entry in manifest.get("scenarios") or []:
@@ -191,15 +194,17 @@ def build_items(run: LoadedRun) -> list[ReviewItem]:
             if not exchanges:
                 continue
             facts, label, rule = group_facts(scenario, group.question_group, group.required_points)
-            judged = {d.fact_id: d.code for d in group.checklist}
+            # "undecided": the judges coded the item and split; None: they did not code items at all.
+            judged = {d.fact_id: d.code or "undecided" for d in group.checklist}
             for fact in facts:
                 fact.judge_code = judged.get(fact.fact_id)
             key = scenario.group_key(group.question_group)
+            # Only the wrong claims the study's rule names for this group: the rest are other groups'.
             incorrect_ids = set(key.rule.incorrect) if key else set()
             disallowed = [
                 DisallowedView(claim_id=d.claim_id, text=d.text)
                 for d in scenario.disallowed_claims
-                if not incorrect_ids or d.claim_id in incorrect_ids
+                if d.claim_id in incorrect_ids
             ]
             content = {
                 "run_id": run.run_id,
