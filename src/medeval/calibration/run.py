@@ -51,7 +51,8 @@ async def _judge_one(
 ) -> JudgedAnswer:
     loaded = reference.scenarios[answer.scenario_id]
     scenario = loaded.scenario
-    first = scenario.groups()[answer.question_group][0]
+    turns = scenario.groups()[answer.question_group]
+    first = next((t for t in turns if t.condition is None), turns[0])
     plan = TrialPlan(scenario, loaded.sha256, REFERENCE_TARGET, 1)
     conversation = Conversation(
         turns=[
