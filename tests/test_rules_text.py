@@ -225,6 +225,8 @@ def test_a_stale_figure_counts_only_as_the_current_amount_of_its_quantity(
         ("That really depends on the plan you choose.", "depends_only"),
         ("It depends. Everyone's situation is different.", "depends_only"),
         ("Could you tell me which state you live in?", "dont_know"),
+        ("I'm not able to give advice on that. You may want to talk with your HR department.", "refusal"),
+        ("You can find copay amounts in the plan's Summary of Benefits.", "referral_only"),
     ],
 )
 def test_non_answers_are_recognised_positively(answer: str, kind: str) -> None:
@@ -297,3 +299,28 @@ def test_code_answer_contradiction_and_non_answer_and_uncertain() -> None:
     unforeseen = rules.code_answer(scenario(), "s", "You can see any doctor you like for a $20 copay.")
     assert unforeseen.non_answer is None
     assert unforeseen.uncertain == ["You can see any doctor you like for a $20 copay."]
+
+
+def test_a_sentence_credited_only_with_another_groups_item_stays_uncertain() -> None:
+    data = scenario().model_dump()
+    data["answer_key"]["canonical_facts"].append(
+        {
+            "fact_id": "COSTS_VARY",
+            "statement": "What you pay for drugs differs from plan to plan.",
+            "source": "Medicare & You 2026",
+            "patterns": {"support": [r"what you pay"]},
+        }
+    )
+    data["scripted_turns"].append({"turn_id": "Q2", "user_message": "Drugs?", "question_group": "G2"})
+    data["scripted_turns"][0]["question_group"] = "G1"
+    data["answer_key"]["question_groups"] = [
+        {"group_id": "G1", "items": [{"fact_id": "HMO_OON"}]},
+        {"group_id": "G2", "items": [{"fact_id": "COSTS_VARY"}]},
+    ]
+    two_groups = Scenario.model_validate(data)
+    answer = "With an HMO, what you pay out of network is always the full bill."
+    out = rules.code_answer(two_groups, "G1", answer)
+    assert out.non_answer is None
+    assert out.uncertain == [answer]
+    # In its own group the same credit counts.
+    assert rules.code_answer(two_groups, "G2", answer).checklist[0].code == "covered"

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import re
 
-from medeval.agents.rulecoder.coder import checklist_vocabulary, referral_facts, verifier_output
+from medeval.agents.rulecoder.coder import (
+    checklist_vocabulary,
+    foreign_items,
+    referral_facts,
+    verifier_output,
+)
 from medeval.agents.rulecoder.keyed import (
     CLOSING_MARKUP,
     OPENING_MARKUP,
@@ -128,4 +133,5 @@ def code_answer(scenario: Scenario, group_id: str, answer: str) -> VerifierOutpu
         items,
         checklist_vocabulary(scenario, items),
         referral_facts(scenario),
+        foreign_items(scenario, group_id),
     )

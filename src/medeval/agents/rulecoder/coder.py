@@ -125,24 +125,44 @@ def referral_facts(scenario: Scenario) -> frozenset[str]:
     return frozenset(out)
 
 
+def foreign_items(scenario: Scenario, group_id: str) -> frozenset[str]:
+    """Checklist items and partial-credit facts of the scenario's other question groups."""
+    own: set[str] = set()
+    other: set[str] = set()
+    for group in scenario.answer_key.question_groups:
+        ids = {i.fact_id for i in group.items} | set(group.rule.partial_credit)
+        (own if group.group_id == group_id else other).update(ids)
+    return frozenset(other - own)
+
+
 def bears_on(text: str, vocabulary: set[str]) -> bool:
     return len(_content_words(text) & vocabulary) >= _RELEVANT_OVERLAP
 
 
 def uncertain_sentences(
-    readings: list[SentenceReading], items: list[str], vocabulary: set[str]
+    readings: list[SentenceReading],
+    items: list[str],
+    vocabulary: set[str],
+    foreign: frozenset[str] = frozenset(),
 ) -> list[SentenceReading]:
     """Sentences the coder can neither credit nor contradict that a person should read.
 
     With no checklist item covered, every unexplained sentence that asserts something (a rule, a
     figure, a date, a negation) is uncertain: the answer may be a wrong one the key did not
-    foresee, or a right one worded beyond its patterns. With items covered, only an unexplained
-    assertion that bears on the checklist is: one that could turn the answer Incorrect.
+    foresee, or a right one worded beyond its patterns. A sentence credited only with other
+    question groups' items (`foreign`) counts as unexplained here: a loose match elsewhere in the
+    key must not turn an unforeseen wrong answer into Not Substantive. With items covered, only an
+    unexplained assertion that bears on the checklist is: one that could turn the answer Incorrect.
     """
     unexplained = [r for r in readings if not r.covered and not r.contradicted and r.kind == "substance"]
     covered_any = any(item in r.covered for r in readings for item in items)
     if not covered_any:
-        return [r for r in unexplained if asserts_something(r.quote)]
+        elsewhere = [
+            r
+            for r in readings
+            if r.covered and not r.contradicted and r.kind == "substance" and set(r.covered) <= foreign
+        ]
+        return [r for r in readings if (r in unexplained or r in elsewhere) and asserts_something(r.quote)]
     return [r for r in unexplained if asserts_rule(r.quote) and bears_on(r.quote, vocabulary)]
 
 
@@ -151,6 +171,7 @@ def verifier_output(
     items: list[str],
     vocabulary: set[str],
     referrals: frozenset[str] = frozenset(),
+    foreign: frozenset[str] = frozenset(),
     claim_prefix: str = "c",
 ) -> VerifierOutput:
     """One verdict per sentence, one code per checklist item, the non-answer and the uncertain.
@@ -192,7 +213,9 @@ def verifier_output(
             checklist.append(ItemCode(fact_id=item, code="covered", quote=covered.quote))
         else:
             checklist.append(ItemCode(fact_id=item, code="absent"))
-    uncertain = [] if non_answer else [r.quote for r in uncertain_sentences(readings, items, vocabulary)]
+    uncertain = (
+        [] if non_answer else [r.quote for r in uncertain_sentences(readings, items, vocabulary, foreign)]
+    )
     return VerifierOutput(verdicts=verdicts, checklist=checklist, non_answer=non_answer, uncertain=uncertain)
 
 

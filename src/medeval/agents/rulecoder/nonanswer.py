@@ -50,7 +50,8 @@ _REFERRAL_TARGET = (
     r"provider directory|drug list|plan documents|(?:qualified|licensed) (?:professional|expert|advis[eo]r)"
 )
 _REFERRAL = re.compile(
-    rf"(?:\b(?:call|contact|check|visit|ask|reach out|talk to|speak (?:to|with)|consult|confirm|verify|"
+    rf"(?:\b(?:call|contact|check|visit|ask|reach out|talk (?:to|with)|speak (?:to|with)|consult|"
+    rf"confirm|verify|"
     rf"look (?:it |that |this )?(?:up|at|in|for|through)|find (?:it|this|that|out|them|the|those|these)|"
     rf"find (?:\w+ ){{1,3}}(?:in|on|at|through)|"
     rf"see (?:the|your|its|their)|review|"
