@@ -129,9 +129,12 @@ def test_garbage_judges_leave_items_unscored_not_wrong(tmp_path: Path) -> None:
     [record] = result.records
     assert record.claims == []
     assert record.final_scores.accuracy is None
-    assert record.status == "partial"
-    assert record.unscored[0].item == "turn Q1: extraction"
-    assert record.unscored[0].reason.startswith("invalid output after 2 attempts")
+    # The judges' failure is not the chatbot's: the group is not_scored, never Not Substantive.
+    assert record.status == "unscored"
+    assert [g.ship_category for g in record.groups] == [ShipCategory.NOT_SCORED]
+    assert record.groups[0].reason and "extraction failed" in record.groups[0].reason
+    assert record.unscored[0].item == "group scenario_001: extraction"
+    assert record.unscored[0].reason.startswith("turn Q1: invalid output after 2 attempts")
     extractor_calls = [
         c for c in read_jsonl(result.store.directory / "calls.jsonl") if c["role"] == "extractor"
     ]

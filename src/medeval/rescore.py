@@ -25,7 +25,7 @@ from medeval.orchestrator import (
 )
 from medeval.progress import QuietProgress, RunProgress
 from medeval.runwriter import RunStorageFailed, Writer, latest_trials
-from medeval.schemas import Scenario, TrialRecord, Unscored
+from medeval.schemas import Scenario, TargetInfo, TrialRecord, Turn, Unscored
 from medeval.storage import RunStore, StorageError, run_lock, utc_now, without_chain
 from medeval.trial import (
     OPENING_TURN,
@@ -180,3 +180,43 @@ def rescore(
     source_config = resume_config(source_dir, action="rescore")
     config = rescore_config(source_config, judges, out=out, **overrides)
     return asyncio.run(execute_rescore(source_dir, config, progress=progress))
+
+
+async def judge_answer(
+    scenario: Scenario,
+    group: str,
+    answer: str,
+    config: RunConfig,
+    gateway: Gateway,
+    *,
+    item_id: str = "answer",
+    question: str | None = None,
+) -> TrialRecord:
+    """Judge one answer to one question group with the configured panel and no target call (what
+    `medeval calibrate` and the corpus benchmark use). The answer stands as the reply to the group's
+    first turn; the group's result is the record's group `group`."""
+    turns = scenario.groups().get(group)
+    if not turns:
+        raise ConfigError(f"scenario {scenario.scenario_id} has no question group {group!r}")
+    first = next((t for t in turns if t.condition is None), turns[0])
+    asked = question or first.user_message
+    plan = TrialPlan(scenario, "", "reference:answer", 0)
+    conversation = Conversation(
+        turns=[
+            Turn(role="user", text=asked, turn_id=first.turn_id, question_group=group),
+            Turn(role="assistant", text=answer, turn_id=first.turn_id, question_group=group),
+        ],
+        answered=[Answered(first, asked, answer)],
+    )
+    ctx = trial_context(plan, "calibration", item_id)
+    return await judge_conversation(
+        plan,
+        config,
+        gateway,
+        ctx,
+        conversation,
+        TargetInfo(spec="reference:answer", provider="reference", requested_model="answer"),
+        served_mismatch=False,
+        unscored=[],
+        started=utc_now(),
+    )

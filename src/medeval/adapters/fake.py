@@ -108,13 +108,16 @@ class FakeJudge(_FakeBase):
         if schema == "extraction":
             payload = {"claims": _extract(_tagged(content, "response") or "")}
         elif schema == "verification":
-            payload = {"verdicts": _verify(content, rng)}
+            payload = _verify(content, rng)
         elif schema == "adjudication":
             payload = {"decisions": _decide(content, rng)}
         elif schema == "paraphrase":
             turns = json.loads(_tagged(content, "scripted_turns") or "[]")
             payload = {
-                "turns": [{"turn_id": t["turn_id"], "text": "Quick question: " + t["text"]} for t in turns]
+                "turns": [
+                    {"turn_id": t["turn_id"], "user_message": "Quick question: " + t["user_message"]}
+                    for t in turns
+                ]
             }
         else:
             return self._respond(request, "This fake judge only answers structured judge requests.")
@@ -143,8 +146,8 @@ def _key_ids(content: str) -> list[str]:
     return ids or ["unknown"]
 
 
-def _verify(content: str, rng: random.Random) -> list[dict[str, Any]]:
-    claims = json.loads(_tagged(content, "claims") or "[]")
+def _verify(content: str, rng: random.Random) -> dict[str, Any]:
+    claims = [c for block in _blocks(content, "claims") for c in json.loads(block or "[]")]
     ids = _key_ids(content)
     verdicts = []
     for claim in claims:
@@ -164,7 +167,16 @@ def _verify(content: str, rng: random.Random) -> list[dict[str, Any]]:
                     "severity": "low",
                 }
             )
-    return verdicts
+    checklist = []
+    for item in json.loads(_tagged(content, "checklist") or "[]"):
+        quote = claims[rng.randrange(len(claims))]["quote"] if claims and rng.random() < 0.5 else ""
+        code = "covered" if quote else "absent"
+        checklist.append({"fact_id": item["fact_id"], "code": code, "quote": quote})
+    return {"verdicts": verdicts, "checklist": checklist}
+
+
+def _blocks(content: str, tag: str) -> list[str]:
+    return [m.group(1).strip() for m in re.finditer(rf"<{tag}(?: [^>]*)?>\n?(.*?)\n?</{tag}>", content, re.S)]
 
 
 def _decide(content: str, rng: random.Random) -> list[dict[str, Any]]:

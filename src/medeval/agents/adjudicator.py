@@ -10,7 +10,20 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from medeval.schemas import Claim, FinalClaim, Label, Severity, TieBreak, Verdict, Vote, worse_severity
+from medeval.schemas import (
+    Claim,
+    CodedItem,
+    FinalClaim,
+    ItemDecision,
+    ItemStatus,
+    Label,
+    NonAnswer,
+    Severity,
+    TieBreak,
+    Verdict,
+    Vote,
+    worse_severity,
+)
 
 MANUAL_REVIEW_THRESHOLD = 0.20
 
@@ -105,3 +118,44 @@ def needs_manual_review(final_claims: list[FinalClaim]) -> bool:
     return disagreement_rate(final_claims) > MANUAL_REVIEW_THRESHOLD or any(
         fc.label is None for fc in final_claims
     )
+
+
+def adjudicate_checklist(
+    items: Sequence[tuple[str, bool]], panels: Sequence[Sequence[CodedItem] | None]
+) -> list[ItemDecision]:
+    """One decision per checklist item `(fact_id, optional)` by strict majority of the panel; a
+    judge that failed (None) or did not code the item abstains, which counts against a majority."""
+    by_judge = [None if panel is None else {c.fact_id: c.code for c in panel} for panel in panels]
+    decisions = []
+    for fact_id, optional in items:
+        votes: list[ItemStatus | None] = [None if codes is None else codes.get(fact_id) for codes in by_judge]
+        counts = Counter(v for v in votes if v is not None)
+        code: ItemStatus | None = None
+        if counts:
+            top, count = counts.most_common(1)[0]
+            if count * 2 > len(votes):
+                code = top
+        decisions.append(
+            ItemDecision(
+                fact_id=fact_id,
+                optional=optional,
+                code=code,
+                votes=votes,
+                decided_by="majority" if code is not None else "none",
+            )
+        )
+    return decisions
+
+
+def majority_non_answer(kinds: Sequence[NonAnswer | None], panel_size: int) -> NonAnswer | None:
+    """The non-answer kind a strict majority of the whole panel found, if any."""
+    counts = Counter(k for k in kinds if k is not None)
+    if not counts:
+        return None
+    kind, count = counts.most_common(1)[0]
+    return kind if count * 2 > panel_size else None
+
+
+def majority_uncertain(uncertain: Sequence[Sequence[str]], panel_size: int) -> bool:
+    """Whether a strict majority of the panel reported substance it could neither credit nor contradict."""
+    return sum(bool(u) for u in uncertain) * 2 > panel_size

@@ -6,11 +6,19 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from medeval.agents import rules
-from medeval.agents.extractor import RULES
+from medeval.agents.extractor import locate_quote
 from medeval.agents.structured import call_structured, role_request
 from medeval.gateway import CallContext, Gateway
-from medeval.schemas import Claim, Scenario, Verdict, VerifierOutput
+from medeval.schemas import (
+    Claim,
+    CodedItem,
+    ItemCode,
+    NonAnswer,
+    Scenario,
+    Span,
+    Verdict,
+    VerifierOutput,
+)
 
 
 @dataclass
@@ -18,6 +26,18 @@ class Verification:
     verdicts: list[Verdict]
     invalid: list[str] = field(default_factory=list)
     error: str | None = None
+    checklist: list[CodedItem] = field(default_factory=list)
+    non_answer: NonAnswer | None = None
+    uncertain: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class GroupAnswer:
+    """One answered turn of a question group: what was asked and what the target said."""
+
+    turn_id: str
+    question: str
+    response: str
 
 
 def answer_key_json(scenario: Scenario) -> str:
@@ -71,26 +91,79 @@ def screen(verdicts: list[Verdict], claims: list[Claim], scenario: Scenario) -> 
     return Verification(list(kept.values()), invalid)
 
 
+def checklist_json(scenario: Scenario, fact_ids: list[str], optional: set[str]) -> str:
+    items = []
+    for fact_id in fact_ids:
+        fact = scenario.fact(fact_id)
+        if fact is not None:
+            items.append({"fact_id": fact_id, "statement": fact.statement, "optional": fact_id in optional})
+    return json.dumps(items, ensure_ascii=False, indent=1)
+
+
+def locate_item_quote(answers: list[GroupAnswer], quote: str) -> tuple[str, list[Span]] | None:
+    for answer in answers:
+        found = locate_quote(answer.response, quote)
+        if found is not None:
+            return answer.turn_id, [Span(start=found[0], end=found[1])]
+    return None
+
+
+def screen_checklist(
+    codes: list[ItemCode], answers: list[GroupAnswer], fact_ids: list[str]
+) -> tuple[list[CodedItem], list[str]]:
+    """Keep one located code per checklist item; a code whose quote is not in the answer, for an
+    item not on the checklist, or a duplicate is invalid, and the judge abstains on that item."""
+    kept: dict[str, CodedItem] = {}
+    invalid: list[str] = []
+    for code in codes:
+        if code.fact_id not in fact_ids:
+            invalid.append(f"item {code.fact_id}: not on this group's checklist")
+            continue
+        if code.fact_id in kept:
+            invalid.append(f"item {code.fact_id}: duplicate code")
+            continue
+        if code.code == "absent":
+            kept[code.fact_id] = CodedItem(fact_id=code.fact_id, code="absent", notes=code.notes)
+            continue
+        located = locate_item_quote(answers, code.quote)
+        if located is None:
+            invalid.append(f"item {code.fact_id}: quote is not in the answer")
+            continue
+        kept[code.fact_id] = CodedItem(
+            fact_id=code.fact_id, code=code.code, turn_id=located[0], quote_spans=located[1], notes=code.notes
+        )
+    return list(kept.values()), invalid
+
+
 async def verify(
     gateway: Gateway,
     spec: str,
     *,
     scenario: Scenario,
-    question: str,
-    response: str,
+    answers: list[GroupAnswer],
     claims: list[Claim],
+    checklist: list[str],
+    optional: set[str],
     seed: int,
     ctx: CallContext,
     max_attempts: int = 3,
 ) -> Verification:
-    if not claims:
-        return Verification([])
-    if spec == RULES:
-        return Verification(rules.label_claims(claims, scenario))
+    """One model verifier's reading of one question group: a verdict per claim and a code per
+    checklist item, each checked against the key and the answer text."""
+    claim_blocks = "\n".join(
+        f'<claims turn="{a.turn_id}">\n'
+        f"{claims_json([c for c in claims if c.turn_id == a.turn_id], a.response)}\n</claims>"
+        for a in answers
+    )
+    exchanges = "\n".join(
+        f'<question turn="{a.turn_id}">\n{a.question}\n</question>\n'
+        f'<response turn="{a.turn_id}">\n{a.response}\n</response>'
+        for a in answers
+    )
     content = (
         f"<answer_key>\n{answer_key_json(scenario)}\n</answer_key>\n"
-        f"<question>\n{question}\n</question>\n"
-        f"<claims>\n{claims_json(claims, response)}\n</claims>"
+        f"<checklist>\n{checklist_json(scenario, checklist, optional)}\n</checklist>\n"
+        f"{exchanges}\n{claim_blocks}"
     )
     request = role_request(
         "verifier",
@@ -102,4 +175,12 @@ async def verify(
     result = await call_structured(gateway, spec, request, VerifierOutput, ctx, max_attempts=max_attempts)
     if result.value is None:
         return Verification([], error=result.error)
-    return screen(result.value.verdicts, claims, scenario)
+    screened = screen(result.value.verdicts, claims, scenario)
+    coded, invalid_items = screen_checklist(result.value.checklist, answers, checklist)
+    return Verification(
+        screened.verdicts,
+        screened.invalid + invalid_items,
+        checklist=coded,
+        non_answer=result.value.non_answer,
+        uncertain=result.value.uncertain,
+    )
