@@ -157,7 +157,7 @@ def check_inputs(run_dir: Path, manifest: dict[str, Any], findings: list[Finding
                 Finding(
                     severity="error",
                     file=MANIFEST,
-                    message=f"prompt {role!r} differs from the installed package's prompts/{role}.md",
+                    message=f"prompt {role!r} differs from the installed package's prompts/{role}_system.txt",
                 )
             )
     workdir = Path(manifest.get("working_directory") or ".")

@@ -1,4 +1,5 @@
-"""The five system prompts, loaded from package files so their sha256 can be recorded per run."""
+"""The five system prompts under the specification's names (`prompts/<role>_system.txt`; the
+repository's prompts/ links here), loaded from package files so their sha256 is recorded per run."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ ROLES = ("questioner", "extractor", "verifier", "scorer", "adjudicator")
 def load_prompt(role: str) -> str:
     if role not in ROLES:
         raise KeyError(f"no prompt for role {role!r}")
-    return files(__package__).joinpath(f"{role}.md").read_text(encoding="utf-8")
+    return files(__package__).joinpath(f"{role}_system.txt").read_text(encoding="utf-8")
 
 
 def prompt_hashes() -> dict[str, str]:
