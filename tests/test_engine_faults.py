@@ -48,8 +48,9 @@ def test_run_survives_thirty_percent_faults(monkeypatch: pytest.MonkeyPatch, tmp
     statuses = Counter(str(c["error"]["status"]) for c in calls if "error" in c)
     assert {"429", "500", "503", "timeout", "malformed"} <= set(statuses)
     assert sum(statuses.values()) > 0.2 * len(calls)
-    # Every attempt reached the log: one record per request the server saw.
-    assert len(calls) == sent
+    # Every attempt reached the log: one record per request the server saw, plus at most the
+    # timeouts the client gave up on before a loaded server read the request.
+    assert sent <= len(calls) <= sent + statuses["timeout"]
     assert any(c["attempt"] > 1 for c in calls)
     # After a 429 that provider's concurrency was lowered.
     assert min(c["concurrency_limit"] for c in calls) < config.max_concurrency

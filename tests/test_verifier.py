@@ -6,7 +6,7 @@ import asyncio
 import json
 
 from medeval.agents.rules import extract_claims, label_claims
-from medeval.agents.verifier import Verification, answer_key_json, verify
+from medeval.agents.verifier import GroupAnswer, Verification, answer_key_json, verify
 from medeval.gateway import CallContext, Gateway
 from medeval.scenarios import load_scenario
 from medeval.schemas import Claim, Label
@@ -27,9 +27,10 @@ def verify_with(model: ScriptedModel, claims: list[Claim], max_attempts: int = 3
             gateway,
             "scripted:scripted-1",
             scenario=SCENARIO,
-            question="q",
-            response=ANSWER,
+            answers=[GroupAnswer("Q1", "q", ANSWER)],
             claims=claims,
+            checklist=[],
+            optional=set(),
             seed=3,
             ctx=ctx,
             max_attempts=max_attempts,
