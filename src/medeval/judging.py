@@ -50,6 +50,7 @@ class GroupJudging:
     extraction_errors: list[str]
     dropped: int
     unscorable: list[str]
+    notes: dict[str, str]  # turn id -> what a size limit cut
 
 
 async def judge_conversation(
@@ -82,6 +83,7 @@ async def judge_conversation(
     records: list[JudgeVerdicts] = [r for g in judged for r in g.records]
     for g in judged:
         unscored.extend(Unscored(item=f"group {g.group}: extraction", reason=e) for e in g.extraction_errors)
+        unscored.extend(Unscored(item=f"turn {t}: extraction", reason=n) for t, n in g.notes.items())
         unscored.extend(
             Unscored(
                 item=f"group {g.group}: verifier {r.judge_index} ({r.judge})", reason=r.reason or "unknown"
@@ -221,6 +223,7 @@ async def _judge_group(
     errors = [
         f"turn {a.turn.turn_id}: {e.error}" for a, e in zip(answered, extractions, strict=True) if e.error
     ]
+    notes = {a.turn.turn_id: e.note for a, e in zip(answered, extractions, strict=True) if e.note}
     facts, optional, _ = checklist_of(scenario, turns)
     answers = [GroupAnswer(a.turn.turn_id, a.question, a.response) for a in answered]
     specs = [config.judge_spec(i) for i in range(config.judge_count)]
@@ -284,7 +287,7 @@ async def _judge_group(
         for i, v in enumerate(verifications)
     ]
     dropped = sum(len(e.dropped) for e in extractions)
-    return GroupJudging(group, turns, answered, claims, records, errors, dropped, unscorable)
+    return GroupJudging(group, turns, answered, claims, records, errors, dropped, unscorable, notes)
 
 
 def _has_support_patterns(scenario: Scenario, fact_id: str) -> bool:

@@ -53,5 +53,5 @@ def limit_claims(extraction: Extraction) -> Extraction:
     return replace(
         extraction,
         claims=extraction.claims[:MAX_CLAIMS_PER_TURN],
-        error=f"{extraction.error}; {note}" if extraction.error else note,
+        note=note,
     )

@@ -21,6 +21,8 @@ class Extraction:
     claims: list[Claim]
     dropped: list[str] = field(default_factory=list)
     error: str | None = None
+    # A limit that cut what the judges see (the claims were judged, but not all of them).
+    note: str | None = None
 
 
 def locate_quote(text: str, quote: str, start: int = 0) -> tuple[int, int] | None:
