@@ -101,8 +101,16 @@ def test_each_profile_lands_in_its_category_for_every_scored_ship_group(
                 (script, record.target.spec, group) in PARTIAL_CREDIT_ONLY
                 and category == ShipCategory.NOT_SUBSTANTIVE
             )
+            and (record.target.spec, group, category) not in BARE_REFERRALS
         }
         assert not wrong, f"{script} {record.target.spec}: {wrong}"
+
+
+# The incomplete profile's canned answers to these plan groups are bare referrals, which the study
+# codes Not Substantive (ship-checklist.md, QG14 and "Beyond the table"); the v1 key credited them.
+BARE_REFERRALS = {
+    ("fake:incomplete", group, ShipCategory.NOT_SUBSTANTIVE) for group in ("QG14", "QG15", "QG20")
+}
 
 
 def test_each_profile_lands_in_its_category_in_every_topic_scenario(demo_run: RunResult) -> None:
