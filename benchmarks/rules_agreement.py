@@ -1,11 +1,14 @@
 """How well the offline rules coder agrees with the phrasing corpus (a benchmark that prints
 figures; tests/test_rules_corpus.py keeps floors under them).
 
-    .venv/bin/python benchmarks/rules_agreement.py [--corpus PATH] [--misses] [--group QG10]
+    .venv/bin/python benchmarks/rules_agreement.py [--misses] [--group QG10] [--scenarios DIR] [--pipeline]
 
 Every answer of the corpus (benchmarks/corpus/ship_phrasings.jsonl, see its README) is coded by the
-rules coder alone, for its scenario's question group, and its SHIP category is compared with the
-label the corpus writer gave from the study's rule. Printed:
+rules coder for its scenario's question group, and its SHIP category is compared with the label the
+corpus writer gave from the study's rule. By default the coder's output goes straight through the
+scorer's rule (fast, for tuning keys); --pipeline judges each answer through the harness's own
+judging pipeline, exactly as `medeval calibrate` does. --scenarios DIR uses the scenario files in
+DIR instead of the bundled ones of the same id (a key under edit). Printed:
 
 - the confusion matrix: rows the label, columns the coder's category (needs_review included);
 - agreement and Cohen's kappa on the groups the coder decided (any of the study's four);
@@ -26,19 +29,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from medeval.agents import rules
+from medeval.agents.extractor import RULES
+from medeval.calibration.reference import load_reference, load_scenarios
+from medeval.calibration.run import calibrate, calibration_config
 from medeval.scenarios import bundled_scenarios_dir, expand_paths, load_scenario
 from medeval.schemas import MATERIAL_SEVERITIES, Label, Scenario, VerifierOutput
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "ship_phrasings.jsonl"
 STUDY = ("accurate_complete", "substantive_incomplete", "not_substantive", "incorrect")
 REVIEW = "needs_review"
-COLUMNS = (*STUDY, REVIEW)
+NOT_SCORED = "not_scored"
+COLUMNS = (*STUDY, REVIEW, NOT_SCORED)
 SHORT = {
     "accurate_complete": "A&C",
     "substantive_incomplete": "SBI",
     "not_substantive": "NS",
     "incorrect": "INC",
     "needs_review": "REVIEW",
+    "not_scored": "UNSCORED",
 }
 
 
@@ -61,7 +69,7 @@ class Figures:
 
     @property
     def decided(self) -> list[Coded]:
-        return [c for c in self.coded if c.category != REVIEW]
+        return [c for c in self.coded if c.category in STUDY]
 
     @property
     def agreement(self) -> float:
@@ -145,13 +153,28 @@ def code_corpus(rows: list[dict[str, str]], scenarios_dir: Path | None = None) -
     return Figures(coded)
 
 
+def code_corpus_pipeline(path: Path, scenarios_dir: Path | None = None) -> Figures:
+    """Judge every answer through the harness's own judging pipeline (the one `medeval
+    calibrate` and a run use: rules extractor, two rules verifiers, adjudicator, scorer)."""
+    reference = load_reference(path, load_scenarios([scenarios_dir] if scenarios_dir else []))
+    config = calibration_config(reference, [RULES], judge_count=2, extractor=RULES)
+    result = calibrate(reference, config)
+    direct = {c.row_id: c for c in code_corpus(load(path), scenarios_dir).coded}
+    coded = []
+    for answer in result.answers:
+        got = answer.judges if answer.judges in COLUMNS else NOT_SCORED
+        why = answer.reason or direct[answer.id].why
+        coded.append(Coded(answer.id, answer.question_group, answer.human, got, why))
+    return Figures(coded)
+
+
 def load(path: Path) -> list[dict[str, str]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def report(figures: Figures, *, misses: bool, group: str | None) -> str:
     lines = [f"rules coder on {len(figures.coded)} corpus answers", ""]
-    width = 8
+    width = 9
     lines.append("label \\ coder".ljust(14) + "".join(SHORT[c].rjust(width) for c in COLUMNS))
     for label in STUDY:
         counts = [figures.confusion.get((label, c), 0) for c in COLUMNS]
@@ -191,11 +214,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--scenarios", type=Path, help="a folder of scenario files to use instead of the bundled ones"
     )
+    parser.add_argument(
+        "--pipeline",
+        action="store_true",
+        help="judge through the harness's judging pipeline (as `medeval calibrate`), not the coder directly",
+    )
     args = parser.parse_args(argv)
-    rows = load(args.corpus)
+    if args.pipeline:
+        figures = code_corpus_pipeline(args.corpus, args.scenarios)
+    else:
+        figures = code_corpus(load(args.corpus), args.scenarios)
     if args.group:
-        rows = [r for r in rows if r["question_group"] == args.group]
-    print(report(code_corpus(rows, args.scenarios), misses=args.misses or bool(args.group), group=args.group))
+        figures = Figures([c for c in figures.coded if c.group == args.group])
+    print(report(figures, misses=args.misses or bool(args.group), group=args.group))
     return 0
 
 
