@@ -4,6 +4,7 @@ recall (benchmarks/rules_agreement.py prints the figures; the floors sit a littl
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -57,3 +58,15 @@ def test_cohen_kappa_matches_the_textbook_example() -> None:
     # 50 items, two raters: 20 yes/yes, 5 yes/no, 10 no/yes, 15 no/no: kappa = 0.4.
     pairs = [("y", "y")] * 20 + [("y", "n")] * 5 + [("n", "y")] * 10 + [("n", "n")] * 15
     assert benchmark().cohen_kappa(pairs) == pytest.approx(0.4)
+
+
+def test_the_direct_coding_agrees_with_the_judging_pipeline(tmp_path: Path) -> None:
+    # The benchmark's fast path mirrors the scorer; on a sample of every style it must give the
+    # category the harness's own pipeline (extractor, verifiers, adjudicator, scorer) gives.
+    bench = benchmark()
+    rows = bench.load(bench.CORPUS)[::8]
+    sample = tmp_path / "sample.jsonl"
+    sample.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    direct = {c.row_id: c.category for c in bench.code_corpus(rows).coded}
+    pipeline = {c.row_id: c.category for c in bench.code_corpus_pipeline(sample).coded}
+    assert pipeline == direct
