@@ -13,13 +13,14 @@ import pytest
 from medeval.audit import verify_run
 from medeval.errors import UserError
 from medeval.reporting.build import build_report
+from medeval.review import export as export_module
 from medeval.review.categories import STUDY_CATEGORIES
 from medeval.review.export import make_export, render_html, write_export
 from medeval.review.importing import import_codes
 from medeval.review.items import ReviewItem, build_items, load_run
 from medeval.review.precedence import decide
 from medeval.review.sample import parse_sample, select
-from medeval.review.store import read_imports
+from medeval.review.store import Decision, ReviewImport, append_import, read_imports
 from medeval.storage import REVIEWS
 
 from .review_support import DEMO_TARGETS, cli, codes_file, flip, fresh_copy, make_demo_run, read_csv
@@ -116,6 +117,17 @@ def test_every_undecided_group_is_exported_and_the_audit_is_stratified(demo: Pat
             strata.setdefault((item.target, item.question_group), []).append(picked)
     # Proportional allocation: no stratum is more than one group off half its size.
     assert all(abs(sum(p) - len(p) / 2) <= 1 for p in strata.values())
+
+
+def test_an_export_with_nothing_to_code_says_how_to_get_a_sample(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A run whose judges decided every group.
+    decided = [i for i in build_items(load_run(demo)) if i.judge_category in STUDY_CATEGORIES]
+    monkeypatch.setattr(export_module, "build_items", lambda run: decided)
+    with pytest.raises(UserError, match=r"nothing to code.*pass --sample 0\.2"):
+        make_export(demo, 0, 1, blind=False)
+    assert len(make_export(demo, 2, 1, blind=False).items) == 2
 
 
 def test_sample_must_be_a_fraction_or_a_count() -> None:
@@ -284,3 +296,34 @@ def test_verify_catches_an_edited_or_deleted_review(demo: Path, tmp_path: Path) 
     )
     path.write_text("", encoding="utf-8")
     assert any(f.severity == "error" and "truncated" in f.message for f in verify_run(demo))
+
+
+def test_checklist_item_codes_of_people_and_judges_are_compared(demo: Path, tmp_path: Path) -> None:
+    items = [i for i in make_export(demo, 0.2, 3, blind=False).items if i.selection == "audit"][:2]
+    decisions = [
+        Decision(
+            item_id=i.item_id,
+            item_hash=i.item_hash,
+            trial_id=i.trial_id,
+            question_group=i.question_group,
+            scenario_id=i.scenario_id,
+            target=i.target,
+            judge_category=i.judge_category,
+            category=i.judge_category,
+            item_codes={i.facts[0].fact_id: "covered"},
+            judge_item_codes={i.facts[0].fact_id: code},
+        )
+        for i, code in zip(items, ("covered", "absent"), strict=True)
+    ]
+    record = ReviewImport(
+        run_id=items[0].run_id,
+        coder="dee",
+        imported_at="2026-11-24T00:00:00Z",
+        source_name="x.json",
+        source_sha256="0" * 64,
+        decisions=decisions,
+    )
+    append_import(demo, record)
+    markdown = build_report([demo], tmp_path / "report").markdown.read_text(encoding="utf-8")
+    assert "Checklist items coded by both a person and the judges: 2; the codes" in markdown
+    assert "agree on 50.0%" in markdown

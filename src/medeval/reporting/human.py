@@ -13,7 +13,15 @@ from collections import Counter
 
 from pydantic import BaseModel, Field
 
-from medeval.calibration.validity import CoderAgreement, Pair, Validity, inter_coder, validity
+from medeval.calibration.validity import (
+    CoderAgreement,
+    Interval,
+    Pair,
+    Validity,
+    inter_coder,
+    validity,
+    wilson,
+)
 from medeval.reporting.baseline import load_baseline
 from medeval.reporting.load import Corpus
 from medeval.reporting.tables import POOLED, POOLED_OTHER, ShipRow
@@ -50,6 +58,10 @@ class HumanReview(BaseModel):
     splits: list[Split]
     overrides: list[Override]
     blind_codes: int
+    #: Checklist items a person and the judges both coded (covered/contradicted/absent), and how
+    #: many of those codes agree.
+    item_pairs: int = 0
+    item_agreement: Interval | None = None
     validity: Validity | None
     inter_coder: list[CoderAgreement]
     #: (question_group, target) -> groups decided by people, for ship_table.csv
@@ -101,6 +113,13 @@ def apply_reviews(corpus: Corpus) -> HumanReview:
         if o.category is not None
     ]
     decided = [(d, o) for d, o in present if o.category is not None]
+    item_pairs = [
+        (code, c.decision.judge_item_codes[fact])
+        for _, o in present
+        for c in o.codes
+        for fact, code in c.decision.item_codes.items()
+        if c.decision.judge_item_codes.get(fact, "undecided") != "undecided"
+    ]
     per_cell = Counter(f"{o.question_group}\x1f{o.target}" for _, o in decided)
     for _, o in decided:
         if o.question_group:
@@ -136,6 +155,8 @@ def apply_reviews(corpus: Corpus) -> HumanReview:
             if o.category is None
         ],
         blind_codes=sum(o.blind for _, o in decided),
+        item_pairs=len(item_pairs),
+        item_agreement=wilson(sum(a == b for a, b in item_pairs), len(item_pairs)) if item_pairs else None,
         validity=validity(pairs) if pairs else None,
         inter_coder=inter_coder(
             {o.item_id: {c.coder: c.category for c in o.codes} for _, o in present if len(o.codes) > 1}

@@ -50,6 +50,15 @@ def intro(human: HumanReview) -> list[str]:
     return lines
 
 
+def item_line(human: HumanReview) -> str | None:
+    if human.item_agreement is None:
+        return None
+    return (
+        f"Checklist items coded by both a person and the judges: {human.item_pairs}; the codes "
+        f"(covered, contradicted, absent) agree on {rate(human.item_agreement)}."
+    )
+
+
 def override_rows(human: HumanReview) -> list[list[str]]:
     return [
         [
@@ -90,6 +99,9 @@ def markdown_lines(human: HumanReview) -> list[str]:
         lines += ["No group has both a person's code and the judges' yet. " + HOW_TO, ""]
         return lines
     lines += validity_markdown(v)
+    items = item_line(human)
+    if items:
+        lines += [items, ""]
     if human.inter_coder:
         lines += ["### Agreement between coders", ""]
         lines += md_table(
@@ -127,6 +139,9 @@ def html_section(human: HumanReview) -> Markup:
         parts.append(_html_table(MATRIX_HEADER, matrix_rows(v), "validity-matrix"))
         parts.append("<p>Per category, Incorrect first (on the groups the judges decided):</p>")
         parts.append(_html_table(CATEGORY_HEADER, category_rows(v), "validity-categories"))
+        items = item_line(human)
+        if items:
+            parts.append(f"<p>{escape(items)}</p>")
         if human.inter_coder:
             parts.append("<h3>Agreement between coders</h3>")
             parts.append(

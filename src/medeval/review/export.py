@@ -77,6 +77,11 @@ def make_export(run_dir: Path, sample: float | int, seed: int, *, blind: bool) -
             "where its manifest says?)"
         )
     chosen = select(items, sample, seed)
+    if not chosen:
+        raise UserError(
+            f"{run_dir}: nothing to code: the judges decided every group and no audit sample was asked "
+            "for; pass --sample 0.2 (a fraction) or --sample 30 (a number of groups)"
+        )
     if blind:
         # Blind: no judge code, and an order that does not give away which groups the judges
         # could not decide.

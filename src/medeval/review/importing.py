@@ -191,6 +191,7 @@ def check_codes(
                 judge_category=item.judge_category,
                 category=category,
                 item_codes=item_codes,
+                judge_item_codes={f.fact_id: f.judge_code for f in item.facts if f.judge_code},
                 note=str(entry.get("note") or "").strip(),
             )
         )

@@ -39,6 +39,8 @@ class Decision(BaseModel):
     judge_category: str  # the judges' category in results.jsonl when the codes were imported
     category: StudyCategory
     item_codes: dict[str, ItemCode] = Field(default_factory=dict)
+    #: The judges' adjudicated checklist codes at import ("undecided" where they split).
+    judge_item_codes: dict[str, str] = Field(default_factory=dict)
     note: str = ""
 
 
