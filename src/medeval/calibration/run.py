@@ -15,12 +15,9 @@ from pydantic import BaseModel
 from medeval.calibration.reference import ReferenceAnswer, ReferenceSet
 from medeval.calibration.validity import Pair, Validity, validity
 from medeval.config import RunConfig
-from medeval.gateway import CallContext, CallSink, Gateway
-from medeval.judging import judge_conversation
+from medeval.gateway import CallSink, Gateway
 from medeval.orchestrator import NOT_A_MODEL, build_gateway
-from medeval.schemas import TargetInfo, Turn
-from medeval.storage import utc_now
-from medeval.trial import Answered, Conversation, TrialPlan
+from medeval.rescore import judge_answer
 
 REFERENCE_TARGET = "reference"
 CALIBRATION_RUN = "calibrate"
@@ -49,43 +46,14 @@ class Calibration(BaseModel):
 async def _judge_one(
     answer: ReferenceAnswer, index: int, reference: ReferenceSet, config: RunConfig, gateway: Gateway
 ) -> JudgedAnswer:
-    loaded = reference.scenarios[answer.scenario_id]
-    scenario = loaded.scenario
-    turns = scenario.groups()[answer.question_group]
-    first = next((t for t in turns if t.condition is None), turns[0])
-    plan = TrialPlan(scenario, loaded.sha256, REFERENCE_TARGET, 1)
-    conversation = Conversation(
-        turns=[
-            Turn(
-                role="user", text=answer.question, turn_id=first.turn_id, question_group=answer.question_group
-            ),
-            Turn(
-                role="assistant",
-                text=answer.answer,
-                turn_id=first.turn_id,
-                question_group=answer.question_group,
-            ),
-        ],
-        answered=[Answered(first, answer.question, answer.answer)],
-    )
-    base = CallContext(
-        run_id=CALIBRATION_RUN,
-        trial_id=f"{CALIBRATION_RUN}-{index:05d}",
-        role="verifier",
-        scenario_id=scenario.scenario_id,
-        target=REFERENCE_TARGET,
-        epoch=1,
-    )
-    record = await judge_conversation(
-        plan,
+    record = await judge_answer(
+        reference.scenarios[answer.scenario_id].scenario,
+        answer.question_group,
+        answer.answer,
         config,
         gateway,
-        base,
-        conversation,
-        TargetInfo(spec=REFERENCE_TARGET, provider=REFERENCE_TARGET, requested_model=answer.id),
-        served_mismatch=False,
-        unscored=[],
-        started=utc_now(),
+        item_id=f"{CALIBRATION_RUN}-{index:05d}",
+        question=answer.question,
     )
     group = next(g for g in record.groups if g.question_group == answer.question_group)
     return JudgedAnswer(
