@@ -240,6 +240,8 @@ def test_non_answers_are_recognised_positively(answer: str, kind: str) -> None:
         "It depends on the plan. With full Medicaid, you pay no premiums or copays.",
         "Call 1-800-MEDICARE. Medicare does not cover long-term custodial care.",
         "You must sign up for Part B at 65 or pay a penalty.",
+        "I'm not sure, but I think you can enroll whenever you like.",
+        "I can't see Harborview's formulary; generic atorvastatin is almost always covered.",
     ],
 )
 def test_an_answer_with_substance_is_not_a_non_answer(answer: str) -> None:

@@ -112,14 +112,20 @@ _PRIORITY: tuple[SentenceKind, ...] = ("refusal", "dont_know", "referral", "depe
 def sentence_kind(sentence: Piece) -> SentenceKind:
     """How a sentence moves the conversation: substance when a clause says something (a referral
     or an "it depends" beside it does not take that away), else its strongest non-answer move.
-    A refusal or "I don't know" sets the tone of its sentence unless a contrast follows it ("I'm
-    not sure, but you must enroll at 65" says something)."""
+    A refusal or "I don't know" sets the tone of its sentence unless another clause asserts a rule,
+    a figure or a negation, or follows as a contrast ("I'm not sure, but you must enroll at 65"
+    says something)."""
     parts = clauses(sentence)
     kinds = [clause_kind(c.text) for c in parts] or [clause_kind(sentence.text)]
     declined = next((k for k in kinds if k in ("refusal", "dont_know")), None)
     if declined is not None:
-        contrast = any(k == "substance" and c.role == "contrast" for c, k in zip(parts, kinds, strict=False))
-        return "substance" if contrast else declined
+        # "I'm not sure, but ..." or "I can't see the formulary; the generic is almost always
+        # covered" still says something; "I can't say - it's up to your state" does not.
+        said = any(
+            k == "substance" and (c.role == "contrast" or asserts_rule(c.text))
+            for c, k in zip(parts, kinds, strict=False)
+        )
+        return "substance" if said else declined
     if "substance" in kinds:
         return "substance"
     return next(k for k in _PRIORITY if k in kinds)
