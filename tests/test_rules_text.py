@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from medeval.agents import rules
+from medeval.agents.rulecoder.keyed import first_match, reading_units
 from medeval.agents.rulecoder.nonanswer import non_answer_kind, sentence_kind
-from medeval.agents.rulecoder.reading import asserted
 from medeval.agents.rulecoder.text import Clause, clauses, plain_lines, sentences
 from medeval.schemas import Scenario
 
@@ -138,8 +138,8 @@ def clause(text: str, role: str = "main") -> Clause:
 def reads(pattern: str, text: str, kind: str, statement: str = "") -> bool:
     (piece,) = sentences(text)
     return any(
-        next(asserted(pattern, c, kind, current_year=2026, statement=statement), None) is not None  # type: ignore[arg-type]
-        for c in clauses(piece)
+        first_match((pattern,), c, kind, 2026, statement, across=across) is not None  # type: ignore[arg-type]
+        for c, across in reading_units(piece)
     )
 
 
@@ -174,6 +174,20 @@ def reads(pattern: str, text: str, kind: str, statement: str = "") -> bool:
             "contradict",
             True,
         ),
+        # A clause is read with its subject: a pronoun or an ellipsis leans on the clause before.
+        (
+            r"medigap[^.;]*includes? drug",
+            "Think of Medigap as an add-on: it includes drug coverage.",
+            "contradict",
+            True,
+        ),
+        (
+            r"medicaid[^.;]*only for a limited time",
+            "Medicaid covers it, but only for a limited time.",
+            "contradict",
+            True,
+        ),
+        (r"hmos? limit[^.;]*cover", "HMOs limit networks; PPOs cover more.", "contradict", False),
     ],
 )
 def test_negations_and_comparisons_change_the_reading(

@@ -67,16 +67,43 @@ def first_match(
     year: int,
     statement: str = "",
     sentence: str | None = None,
+    across: int | None = None,
 ) -> re.Match[str] | None:
+    """The first match of any pattern that the clause asserts; with `across`, only a match that
+    runs from before that offset to after it (a subject in one clause, its predicate in the next)."""
     for pattern in patterns:
         # A contradiction must hold in its clause and in the whole sentence: keys write their
         # exceptions as look-aheads over the sentence ("... unless it also says 'but' or 'may'").
         if sentence is not None and not compile_pattern(pattern).search(sentence):
             continue
-        match = next(asserted(pattern, clause, kind, current_year=year, statement=statement), None)
-        if match is not None:
-            return match
+        for match in asserted(pattern, clause, kind, current_year=year, statement=statement):
+            if across is None or match.start() < across < match.end():
+                return match
     return None
+
+
+# A clause that leans on the one before it for its subject: it starts with a pronoun ("...: it
+# pays your deductibles") or is elliptical ("..., but only for a limited time").
+_DEPENDENT = re.compile(
+    r"^(?:it|its|it's|they|their|they're|them|this|that|these|those|which|only|just|not|also|even|and)\b",
+    re.I,
+)
+
+
+def reading_units(sentence: Piece) -> list[tuple[Clause, int | None]]:
+    """The clauses of a sentence, and each dependent clause joined to the one before it (with the
+    offset where it starts), so a clause is read with its subject."""
+    units: list[tuple[Clause, int | None]] = []
+    previous: Clause | None = None
+    for clause in clauses(sentence):
+        units.append((clause, None))
+        if clause.role == "comparison":
+            continue
+        if previous is not None and _DEPENDENT.match(clause.text) and clause.piece.offsets:
+            joint = previous.piece + Piece(" ", (clause.piece.offsets[0],)) + clause.piece
+            units.append((Clause(joint, clause.role), len(previous.text) + 1))
+        previous = clause
+    return units
 
 
 def read_sentence(sentence: Piece, index: int, keyed: list[Keyed], year: int) -> list[Finding]:
@@ -84,21 +111,21 @@ def read_sentence(sentence: Piece, index: int, keyed: list[Keyed], year: int) ->
     for the same item: a clause that states a stale figure as current is wrong even if another
     clause gives the right one."""
     found: dict[str, Finding] = {}
-    for clause in clauses(sentence):
+    for clause, across in reading_units(sentence):
         for item in keyed:
             if found.get(item.item_id) and found[item.item_id].code == "contradicted":
                 continue
             kind: MatchKind = "disallowed" if item.disallowed else "contradict"
-            match = first_match(item.contradict, clause, kind, year, sentence=sentence.text) or first_match(
-                item.stale, clause, "stale", year, item.statement
-            )
+            match = first_match(
+                item.contradict, clause, kind, year, sentence=sentence.text, across=across
+            ) or first_match(item.stale, clause, "stale", year, item.statement, across=across)
             if match is not None:
                 span = clause.piece.span(match.start(), match.end())
                 found[item.item_id] = Finding(item.item_id, "contradicted", item.severity, index, span)
                 continue
             if item.item_id in found:
                 continue
-            match = first_match(item.support, clause, "support", year)
+            match = first_match(item.support, clause, "support", year, across=across)
             if match is not None:
                 span = clause.piece.span(match.start(), match.end())
                 found[item.item_id] = Finding(item.item_id, "covered", "none", index, span)
