@@ -492,7 +492,7 @@ CORRECT_PHRASINGS = [
     ),
     (
         "ship_dual_eligible",
-        "MSP_MAY_QUALIFY",
+        "MAY_QUALIFY_1600",
         "Your income is too high for QMB but may be low enough for SLMB or QI.",
     ),
 ]

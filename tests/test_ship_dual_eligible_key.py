@@ -1,0 +1,150 @@
+"""The dual-eligible SHIP key is the study's checklist (Dugan et al. 2025, Supplement 1, eAppendix 4):
+item for item, with the study's partial-credit and Incorrect statements, and QG5's declared deviation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from medeval.agents.rules import extract_claims, label_claims
+from medeval.scenarios import load_scenario
+from medeval.schemas import Scenario
+
+from .conftest import SCENARIOS
+
+CHECKLIST = Path("/work/shared/reference/ship-checklist.md")
+# Study items per scored group, in the study's order (ship-checklist.md).
+STUDY_ITEMS = {
+    "QG1": ["Q14", "Q15 or Q16"],
+    "QG3": ["Q21", "Q22", "Q23", "Q25", "Q26", "Q28", "Q29", "Q30", "Q32", "Q33", "Q34", "Q35"],
+    "QG4": [f"Q38 option {n}" for n in range(1, 8)],
+    "QG5": ["Q41", "Q41"],
+    "QG6": ["Q45", "Q47"],
+    "QG7": ["Q48 option 1"],
+    "QG8": ["Q51", "Q51", "Q51"],
+}
+
+
+@pytest.fixture(scope="module")
+def key() -> Scenario:
+    return load_scenario(SCENARIOS / "ship_dual_eligible.json")
+
+
+def test_each_scored_group_has_the_study_checklist_items(key: Scenario) -> None:
+    scored = {t.question_group for t in key.scripted_turns if t.scored}
+    assert scored == set(STUDY_ITEMS)
+    for group, study_items in STUDY_ITEMS.items():
+        group_key = key.group_key(group)
+        assert group_key is not None, group
+        assert len(group_key.items) == len(study_items), group
+        for item, study_item in zip(group_key.items, study_items, strict=True):
+            assert item.study_item.startswith(study_item), (group, item.study_item)
+        assert not group_key.optional(), group
+        assert all(i.study_wording for i in group_key.items), group
+        assert group_key.label and "eAppendix 4, p" in group_key.source, group
+
+
+def test_study_wording_and_rules_are_quoted_from_the_supplement(key: Scenario) -> None:
+    if not CHECKLIST.exists():
+        pytest.skip("the shared reference checklist is not on this machine")
+    text = CHECKLIST.read_text(encoding="utf-8")
+    for group in STUDY_ITEMS:
+        group_key = key.group_key(group)
+        assert group_key is not None
+        assert group_key.label in text, group
+        for item in group_key.items:
+            assert item.study_wording in text, (group, item.study_wording)
+
+
+def test_turns_require_exactly_their_groups_checklist(key: Scenario) -> None:
+    for group, turns in key.groups().items():
+        group_key = key.group_key(group)
+        if group_key is None:
+            assert all(not t.scored for t in turns), group
+            continue
+        asked = [p for t in turns for p in t.required_points]
+        assert sorted(asked) == sorted(group_key.required()), group
+        assert key.group_required_points(turns) == group_key.required()
+
+
+def test_qg5_alone_carries_the_plan_lookup_deviation(key: Scenario) -> None:
+    deviations = {g.group_id: [d.deviation_id for d in g.deviations] for g in key.answer_key.question_groups}
+    assert deviations.pop("QG5") == ["PLAN_LOOKUP"]
+    assert not any(deviations.values())
+    qg5 = key.group_key("QG5")
+    assert qg5 is not None
+    assert {"INVENTED_LOCAL_PLANS", "INVENTED_PLAN_NAMES"} <= set(qg5.rule.incorrect)
+    assert "Plan Finder" in qg5.deviations[0].coded_as
+
+
+def test_the_studys_partial_answers_are_partial_credit_not_items(key: Scenario) -> None:
+    def partial(group: str) -> set[str]:
+        group_key = key.group_key(group)
+        assert group_key is not None
+        assert not set(group_key.rule.partial_credit) & set(group_key.required())
+        return set(group_key.rule.partial_credit)
+
+    assert partial("QG6") == {"MEDICAID_LTC_COVERS", "SNF_LIMITED_2026"}
+    assert partial("QG7") == {"QMB_NO_BILLING", "MEDICAID_PAYS_PREMIUMS"}
+    assert partial("QG8") == {"OTHER_HELP"}
+    required = {p for g in key.answer_key.question_groups for p in g.required()}
+    assert "QMB_NO_BILLING" not in required  # the QMB billing ban is not a study item
+
+
+def test_every_required_point_can_be_contradicted(key: Scenario) -> None:
+    for group in key.answer_key.question_groups:
+        for fact_id in group.required():
+            fact = key.fact(fact_id)
+            assert fact is not None and fact.patterns is not None, fact_id
+            assert fact.patterns.contradict or fact.patterns.stale, fact_id
+
+
+def verdicts(key: Scenario, text: str) -> list[tuple[str, list[str]]]:
+    return [(v.label.value, v.evidence) for v in label_claims(extract_claims(text, "T"), key)]
+
+
+# The study's Incorrect statements (and common wrong ones) for each group, with the fact they contradict.
+WRONG = [
+    ("LTC_NOT_COVERED", "Yes, Medicare Part A pays for nursing home care once you can't live on your own."),
+    ("MEDICAID_LTC_COVERS", "Neither Medicare nor Medicaid covers long-term care."),
+    ("MEDICAID_LTC_COVERS", "You would need to buy a separate long-term care insurance policy for that."),
+    ("MAY_QUALIFY_1600", "At that income you'd have to pay the full cost of your premiums yourself."),
+    ("MAY_QUALIFY_1600", "You won't qualify for a Medicare Savings Program or Extra Help at that income."),
+    ("EXTRA_HELP_NAMED", "Extra Help is only for people who are on full Medicaid."),
+    ("DSNP_ONE_PLAN", "Joining a D-SNP replaces your Medicaid."),
+    ("MEDICAID_COVERS_ALL_OPTIONS", "Medicaid only pays your Medicare costs if you join a D-SNP."),
+    ("MEDICAID_COVERS_ALL_OPTIONS", "Medicaid pays the $185 Part B premium whatever you choose."),
+    ("DUAL_PART_D", "You won't need Part D, because Medicaid will keep paying for your prescriptions."),
+    ("DUAL_MA", "You can't join a regular Medicare Advantage plan while you're on Medicaid."),
+    ("DSNP_AREA", "D-SNPs are available in every county in the country."),
+    ("INVENTED_LOCAL_PLANS", "There are three D-SNPs available in Franklin County."),
+    ("CHANGE_PERIOD", "Open Enrollment runs from November 1 to January 15."),
+    ("DUAL_MONTHLY_SEP", "As a dual eligible you can switch plans once per quarter."),
+]
+# Correct statements, negations and comparisons that no pattern may count against the answer.
+RIGHT = [
+    "Medicaid, unlike Medicare, pays for long-term nursing home care.",
+    "Neither Original Medicare nor Medicare Advantage covers long-term care, but Medicaid can.",
+    "Medicare covers up to 100 days of skilled nursing care after a hospital stay, not long-term care.",
+    "Your income is too high for QMB but may be low enough for SLMB or QI.",
+    "It depends on the plan.",
+    "Joining a D-SNP does not end your Medicaid.",
+    "If you lose Medicaid, you would have to leave the D-SNP.",
+    "I don't have information about which plans are available in your area.",
+    "Original Medicare lets you see any doctor who takes Medicare.",
+    "Medicaid won't pay for a nursing home unless you meet its income and asset limits.",
+    "Premiums went up from $185 in 2025 to $202.90 in 2026.",
+]
+
+
+@pytest.mark.parametrize(("fact_id", "text"), WRONG)
+def test_the_studys_incorrect_statements_are_contradicted(key: Scenario, fact_id: str, text: str) -> None:
+    found = verdicts(key, text)
+    assert any(label == "CONTRADICTED" and fact_id in evidence for label, evidence in found), found
+
+
+@pytest.mark.parametrize("text", RIGHT)
+def test_correct_statements_are_never_contradicted(key: Scenario, text: str) -> None:
+    found = verdicts(key, text)
+    assert all(label != "CONTRADICTED" for label, _ in found), found
