@@ -124,6 +124,20 @@ WRONG = [
     ("INVENTED_LOCAL_PLANS", "There are three D-SNPs available in Franklin County."),
     ("CHANGE_PERIOD", "Open Enrollment runs from November 1 to January 15."),
     ("DUAL_MONTHLY_SEP", "As a dual eligible you can switch plans once per quarter."),
+    ("DUAL_OM_MEDICAID_SEPARATE", "Once you get Medicare, you'll lose your Medicaid."),
+    ("DUAL_OM_MEDICAID_SEPARATE", "Medicare replaces Medicaid when you turn 65."),
+    ("DUAL_PARTS_A_B", "With full Medicaid you don't need Part B."),
+    ("DSNP_MAY_NOT_KEEP_DOCTOR", "With a D-SNP you can keep all your current doctors."),
+    ("DSNP_ONE_PLAN", "Joining a D-SNP means you lose your Medicaid."),
+    ("DSNP_LOW_COST", "D-SNPs usually cost more than regular Medicare."),
+    ("INVENTED_LOCAL_PLANS", "Franklin County has several D-SNPs to choose from."),
+    ("INVENTED_LOCAL_PLANS", "There aren't any D-SNPs in your county."),
+    ("LTC_NOT_COVERED", "Medicare Advantage plans cover long-term care."),
+    ("MEDICAID_COVERS_ALL_OPTIONS", "No, Medicaid only pays if you stay in Original Medicare."),
+    ("MEDICAID_COVERS_ALL_OPTIONS", "You'll still have to pay the Part B premium."),
+    ("MAY_QUALIFY_1600", "At $1,600 a month your income is too high for these programs."),
+    ("MSP_NAMED", "Those programs are only for people on full Medicaid."),
+    ("EXTRA_HELP_NAMED", "Extra Help has an income limit of about $15,000 a year."),
 ]
 # Correct statements, negations and comparisons that no pattern may count against the answer.
 RIGHT = [
@@ -138,6 +152,14 @@ RIGHT = [
     "Original Medicare lets you see any doctor who takes Medicare.",
     "Medicaid won't pay for a nursing home unless you meet its income and asset limits.",
     "Premiums went up from $185 in 2025 to $202.90 in 2026.",
+    "If you lose Medicaid, you'd pay the Part B premium yourself.",
+    "You can keep your doctor if they're in the plan's network.",
+    "You'll likely be over the QMB limit but may qualify for SLMB.",
+    "Once you have Medicare, Medicaid becomes your secondary coverage.",
+    "Your income is below Extra Help's limit of $23,940 a year.",
+    "Many areas have D-SNPs, but not every county does.",
+    "Joining a D-SNP doesn't mean you lose your Medicaid.",
+    "Medicare only covers short nursing home stays for rehab, not long-term care.",
 ]
 
 
