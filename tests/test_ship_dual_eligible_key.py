@@ -138,6 +138,11 @@ WRONG = [
     ("MAY_QUALIFY_1600", "At $1,600 a month your income is too high for these programs."),
     ("MSP_NAMED", "Those programs are only for people on full Medicaid."),
     ("EXTRA_HELP_NAMED", "Extra Help has an income limit of about $15,000 a year."),
+    ("IEP_AROUND_65", "You'll need to wait for the fall Open Enrollment Period to pick a plan."),
+    ("DUAL_OM_MEDICAID_SEPARATE", "Once you're on Medicare, Medicaid stops covering your doctor visits."),
+    ("MEDICAID_COVERS_ALL_OPTIONS", "You'll still owe the deductibles and copays with any of those options."),
+    ("MSP_NAMED", "Medicare Savings Programs require you to be on full Medicaid."),
+    ("DSNP_DUALS_ONLY", "These plans are open to anyone with Medicare."),
 ]
 # Correct statements, negations and comparisons that no pattern may count against the answer.
 RIGHT = [
@@ -160,6 +165,9 @@ RIGHT = [
     "Many areas have D-SNPs, but not every county does.",
     "Joining a D-SNP doesn't mean you lose your Medicaid.",
     "Medicare only covers short nursing home stays for rehab, not long-term care.",
+    "Medicaid stops covering your prescriptions once you have Medicare, and Part D takes over.",
+    "With Extra Help you'll pay small copays for prescriptions.",
+    "Your Medicare premium is paid monthly, and the plan's network may not include your doctor.",
 ]
 
 
