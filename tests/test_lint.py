@@ -40,7 +40,23 @@ def test_the_bundled_library_has_no_errors_and_no_warnings_for_2026() -> None:
     files = expand_paths([SCENARIOS])
     assert len(files) >= 16
     findings = lint_paths(files, plan_year=2026)
-    assert [f for f in findings if "no contradiction or stale-figure patterns" not in f.message] == []
+    assert findings == []
+
+
+def test_a_required_point_without_contradiction_coverage_is_an_error_only_in_a_study_script(
+    tmp_path: Path,
+) -> None:
+    data = base()
+    fact = key(data)["canonical_facts"][0]
+    fact["patterns"]["contradict"] = []
+    fact["patterns"].pop("stale", None)
+    assert fact["fact_id"] in key(data)["required_points"]
+    topic = [f for f in lint_file(write(tmp_path, data)) if "no contradiction" in f.message]
+    assert [f.level for f in topic] == ["warning"]
+    data["script"] = "dual_eligible"
+    study = [f for f in lint_file(write(tmp_path, data, "study.json")) if "no contradiction" in f.message]
+    assert [f.level for f in study] == ["error"]
+    assert "study's scripts" in study[0].message
 
 
 def test_validate_passes_on_the_repository_scenarios_directory(tmp_path: Path) -> None:

@@ -336,7 +336,8 @@ def _coverage_checks(data: dict[str, Any], facts: list[tuple[int, dict[str, Any]
             f"required point {fact.get('fact_id')!r} has no contradiction or stale-figure patterns, "
             "so the rules coder cannot see a wrong answer about it; add its common wrong statements"
         )
-        # TODO(issue 10): an error for study scripts once their keys have full coverage.
-        out.warning(
-            ("answer_key", "canonical_facts", i, "patterns"), message + (" (study script)" if study else "")
-        )
+        where = ("answer_key", "canonical_facts", i, "patterns")
+        if study:
+            out.error(where, message + " (the study's scripts need it)")
+        else:
+            out.warning(where, message)
