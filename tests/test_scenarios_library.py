@@ -57,12 +57,14 @@ DUAL_ELIGIBLE_GROUPS = {
 # so the incomplete profile's "penalty" group is complete by design.
 BY_DESIGN = {("employer_coverage_followup", "fake:incomplete", "penalty"): ShipCategory.ACCURATE_COMPLETE}
 # One-item groups whose Substantive but Incomplete answer covers a partial-credit fact (QG12's limited
-# skilled nursing, QG16's "out of network costs more"): Not Substantive until the scorer applies
+# skilled nursing, QG16's "out of network costs more", QG7's "Medicaid pays your Medicare premiums"):
+# Not Substantive until the scorer applies
 # GroupRule.partial_credit (issue 10, judging core), Substantive but Incomplete after.
 # TODO(issue 10): drop once the scorer applies partial_credit.
 PARTIAL_CREDIT_ONLY = {
     ("ship_medicare_only", "fake:incomplete", "QG12"),
     ("ship_medicare_only", "fake:incomplete", "QG16"),
+    ("ship_dual_eligible", "fake:incomplete", "QG7"),
 }
 
 
