@@ -143,6 +143,9 @@ WRONG = [
     ("MEDICAID_COVERS_ALL_OPTIONS", "You'll still owe the deductibles and copays with any of those options."),
     ("MSP_NAMED", "Medicare Savings Programs require you to be on full Medicaid."),
     ("DSNP_DUALS_ONLY", "These plans are open to anyone with Medicare."),
+    ("DSNP_MENTIONED", "D-SNPs are basically Medigap policies for people on Medicaid."),
+    ("DUAL_PART_D", "Since you have Medicaid, Part D isn't available to you."),
+    ("DSNP_AREA", "D-SNPs are available to everyone on Medicaid in Ohio."),
 ]
 # Correct statements, negations and comparisons that no pattern may count against the answer.
 RIGHT = [
@@ -168,6 +171,7 @@ RIGHT = [
     "Medicaid stops covering your prescriptions once you have Medicare, and Part D takes over.",
     "With Extra Help you'll pay small copays for prescriptions.",
     "Your Medicare premium is paid monthly, and the plan's network may not include your doctor.",
+    "D-SNPs are a type of Medicare Advantage plan, available where a plan serves your county.",
 ]
 
 
