@@ -146,6 +146,9 @@ WRONG = [
     ("DSNP_MENTIONED", "D-SNPs are basically Medigap policies for people on Medicaid."),
     ("DUAL_PART_D", "Since you have Medicaid, Part D isn't available to you."),
     ("DSNP_AREA", "D-SNPs are available to everyone on Medicaid in Ohio."),
+    ("MEDICAID_LTC_COVERS", "Medicaid only covers long-term care for people under 65."),
+    ("MEDICAID_COVERS_ALL_OPTIONS", "D-SNPs charge their own premiums that you'd have to pay."),
+    ("INVENTED_LOCAL_PLANS", "Yes, there's a D-SNP available in your ZIP code."),
 ]
 # Correct statements, negations and comparisons that no pattern may count against the answer.
 RIGHT = [
