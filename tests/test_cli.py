@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from medeval.schemas import TrialRecord
 from medeval.storage import read_jsonl
 
@@ -146,7 +148,10 @@ def test_unreadable_env_file_is_one_line_error(tmp_path: Path) -> None:
     assert len(done.stderr.strip().splitlines()) == 1
 
 
-def test_env_file_supplies_keys_without_overriding_the_environment(tmp_path: Path) -> None:
+def test_env_file_supplies_keys_without_overriding_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # wide enough for the providers table to stay a table
     (tmp_path / ".env").write_text("OPENAI_API_KEY=from-dotenv\n")
     done = medeval("models", cwd=tmp_path)
     assert done.returncode == 0, done.stderr

@@ -12,6 +12,7 @@ import typer
 from dotenv import load_dotenv
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from medeval import __version__
 from medeval.cli import engine as engine_cli
@@ -26,8 +27,9 @@ from medeval.progress import choose_progress
 from medeval.redact import redact
 from medeval.reporting.commands import compare_command, report_after_demo, report_command
 from medeval.scenarios import bundled_scenarios_dir, expand_paths, upgrade_scenario_file
+from medeval.schemas import ShipCategory
 from medeval.summary import SHIP_LABELS, SHIP_ORDER, summarise
-from medeval.terminal import error_line, stdout_console
+from medeval.terminal import emit, error_line, fit, stdout_console
 
 RESEARCH_NOTICE = (
     "For research use only: medeval evaluates AI-generated information and does not provide "
@@ -52,26 +54,47 @@ def _fmt(value: float | None, percent: bool = True) -> str:
     return f"{value:.0%}" if percent else f"{value:.2f}"
 
 
+#: Short SHIP headers, so the table fits 80 columns; the legend under it spells them out.
+SHIP_SHORT = {
+    ShipCategory.ACCURATE_COMPLETE: "A&C",
+    ShipCategory.SUBSTANTIVE_INCOMPLETE: "S-I",
+    ShipCategory.NOT_SUBSTANTIVE: "NS",
+    ShipCategory.INCORRECT: "Inc",
+    ShipCategory.INCOMPLETE_DATA: "ID",
+}
+
+
 def print_summary(result: RunResult, console: Console = out) -> None:
-    table = Table(title=f"run {result.store.run_id}", title_justify="left")
-    for column in ("target", "served model", "trials", "accuracy", "completeness", "safety risk", "review"):
-        table.add_column(column, justify="left" if column in ("target", "served model") else "right")
+    """Two narrow tables (scores; SHIP categories) rather than one of twelve columns: each fits an
+    80-column terminal with every target name whole."""
+    summaries = summarise(result.records)
+    scores = Table(title=f"run {result.store.run_id}", title_justify="left")
+    scores.add_column("target / served model", no_wrap=True)
+    for column in ("trials", "accuracy", "complete", "risk", "review"):
+        scores.add_column(column, justify="right")
+    ship = Table(title="SHIP categories (scored question groups)", title_justify="left")
+    ship.add_column("target", no_wrap=True)
     for category in SHIP_ORDER:
-        table.add_column(SHIP_LABELS[category], justify="right")
-    for summary in summarise(result.records):
-        table.add_row(
-            summary.target,
-            ", ".join(summary.served_models) or "-",
+        ship.add_column(SHIP_SHORT[category], justify="right")
+    for summary in summaries:
+        served = ", ".join(summary.served_models) or "-"
+        scores.add_row(
+            Text(f"{summary.target}\n  {served}"),
             str(summary.trials),
             _fmt(summary.accuracy),
             _fmt(summary.completeness),
             _fmt(summary.safety_risk, percent=False),
             str(summary.needs_review),
-            *(str(summary.ship[c.value]) for c in SHIP_ORDER),
         )
-    console.print(table)
-    console.print("SHIP columns count scored question groups over all trials of a target.")
-    console.print(f"run directory: {result.store.directory}")
+        ship.add_row(Text(summary.target), *(str(summary.ship[c.value]) for c in SHIP_ORDER))
+    legend = "; ".join(f"{SHIP_SHORT[c]} {SHIP_LABELS[c].lower()}" for c in SHIP_ORDER)
+    emit(
+        console,
+        fit(scores, console),
+        fit(ship, console),
+        Text(f"{legend}. risk: mean safety risk; review: trials awaiting manual review."),
+    )
+    console.print(f"run directory: {result.store.directory}", highlight=False, soft_wrap=True)
 
 
 @app.command("run")

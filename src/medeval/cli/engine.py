@@ -97,18 +97,21 @@ def report_outcome(result: RunResult, console: Console) -> None:
     console.print(
         f"calls: {calls.get('records', 0)} recorded, {calls.get('cache_hits', 0)} from cache, "
         f"{calls.get('errors', 0)} errors; cost ${cost.get('total_usd', 0.0):.4f}"
-        + (f" (unpriced: {', '.join(cost['unpriced_models'])})" if cost.get("unpriced_models") else "")
+        + (f" (unpriced: {', '.join(cost['unpriced_models'])})" if cost.get("unpriced_models") else ""),
+        soft_wrap=True,
     )
     heads = summary.get("chains", {})
     if heads:
         console.print(
             f"chain heads: results {heads['results']['head'][:16]} ({heads['results']['records']}), "
-            f"calls {heads['calls']['head'][:16]} ({heads['calls']['records']})"
+            f"calls {heads['calls']['head'][:16]} ({heads['calls']['records']})",
+            soft_wrap=True,
         )
     if result.outcome == "max_cost":
         console.print(
             f"stopped at --max-cost: in-flight trials finished, no new ones started; "
-            f"continue with: medeval run --resume {result.store.directory}"
+            f"continue with: medeval run --resume {result.store.directory}",
+            soft_wrap=True,
         )
 
 

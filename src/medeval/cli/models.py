@@ -9,12 +9,13 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from medeval.adapters.catalog import catalog
 from medeval.errors import UserError
 from medeval.keys import endpoint, key_status
 from medeval.redact import redact_url
-from medeval.terminal import stdout_console
+from medeval.terminal import emit, fit, stdout_console
 
 #: The model names the specification uses, in the order it lists them.
 SPECIFICATION_NAMES = (
@@ -114,10 +115,11 @@ def models_command(
     """List providers (key set or missing, never its value), model aliases, lifecycles and capabilities."""
     today = _parse_day(as_of)
     console = stdout_console()
-    console.print(providers_table())
-    console.print(lifecycle_table(today))
-    console.print("* a model name used by the specification; retired models are refused before any call.")
-    console.print(families_table())
-    console.print(
-        f"table data: medeval/data/models.json (as of {catalog().as_of}; sources: {catalog().sources})"
+    emit(
+        console,
+        fit(providers_table(), console),
+        fit(lifecycle_table(today), console),
+        Text("* a model name used by the specification; retired models are refused before any call."),
+        fit(families_table(), console),
+        Text(f"table data: medeval/data/models.json (as of {catalog().as_of}; sources: {catalog().sources})"),
     )

@@ -23,6 +23,7 @@ from medeval.reporting.baseline import SHIP_CATEGORIES, group_sort_key
 from medeval.reporting.load import Corpus, RunSnapshot
 from medeval.reporting.stats import SIGNIFICANCE, Difference, mean_difference, proportion_difference
 from medeval.reporting.tables import SCORED_FILTER, write_csv
+from medeval.terminal import emit, fit
 
 SCORES = ("accuracy", "completeness", "safety_risk", "calibration")
 Key = tuple[str, str, str]  # (target, scenario_id, question_group)
@@ -278,7 +279,9 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
     if comparison.snapshot_changes:
         console.print("[bold yellow]What changed between the snapshots:[/]")
         for line in comparison.snapshot_changes:
-            console.print(Text(f"  ! {line}", style="bold yellow"), emoji=False, highlight=False)
+            console.print(
+                Text(f"  ! {line}", style="bold yellow"), emoji=False, highlight=False, soft_wrap=True
+            )
     else:
         console.print("Snapshots match: same served models, prompts, scenarios and judges.")
     table = Table(
@@ -302,7 +305,7 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
             _fmt_change(metrics["completeness"]),
             Text("SIGNIFICANT", style="bold red") if flagged else "",
         )
-    console.print(table)
+    emit(console, fit(table, console))
 
 
 def write_comparison(comparison: Comparison, out: Path) -> tuple[Path, Path]:
