@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from medeval.adapters.base import ChatRequest, ChatResponse
 from medeval.errors import ConfigError
 from medeval.hashing import canonical_json, sha256_text
+from medeval.redact import redact
 from medeval.storage import utc_now
 
 CACHE_ENV = "MEDEVAL_CACHE_DIR"
@@ -137,7 +138,8 @@ class ResponseCache:
         try:
             self._connect().execute(
                 "INSERT OR REPLACE INTO responses (key, spec, created_at, response) VALUES (?, ?, ?, ?)",
-                (key, spec, utc_now(), response.model_dump_json()),
+                # A response that echoes a key (a proxy's "success" page) never puts it on disk.
+                (key, spec, utc_now(), redact(response.model_dump_json())),
             )
         except sqlite3.Error as error:
             self._give_up(error)
