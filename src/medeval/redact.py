@@ -24,7 +24,7 @@ URL_NAME = re.compile(r"(_BASE_URL|_HOST|_PROXY|_ENDPOINT)$", re.IGNORECASE)
 #: Shorter values are not treated as secrets: redacting "test" would garble ordinary text.
 MIN_SECRET_LENGTH = 8
 #: `scheme://userinfo@`: the userinfo goes, whatever it holds.
-USERINFO = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.\-]*://)[^/\s\"'<>@]+@")
+USERINFO = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.\-]*://)[^/\\\s\"'<>@]+@")
 
 
 def secret_values(environ: dict[str, str] | None = None) -> list[str]:

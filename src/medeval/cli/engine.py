@@ -77,11 +77,12 @@ def exit_code(result: RunResult, *, resumable: bool = True) -> int:
         return EXIT_MAX_COST
     if result.failed_trials:
         total = len(result.records)
-        then = (
-            f"medeval run --resume {result.store.directory} --retry-failed"
-            if resumable
-            else "run the rescore again"
-        )
+        if resumable:
+            then = f"medeval run --resume {result.store.directory} --retry-failed"
+        else:
+            # A rescore judges stored answers: the failed targets are retried in the source run.
+            source = (result.store.read_manifest().get("source_run") or {}).get("path", "SOURCE_RUN")
+            then = f"medeval run --resume {source} --retry-failed, and rescore that run again"
         error_line(
             f"{result.failed_trials} of {total} trial(s) could not be completed (the target failed); "
             f"fix the cause above, then: {then}"
