@@ -73,5 +73,5 @@ def test_redact_replaces_key_values_and_url_userinfo(monkeypatch: pytest.MonkeyP
     assert redact(text) == "bad key <redacted> via http://proxy:3128 and abc"
     assert redact_url("https://u:p@host.test:8443/v1?key=zzz#frag") == "https://host.test:8443/v1"
     # In a JSON record an answer's escaped newline ends a URL: an email on the next line stays.
-    escaped = '"see https://medicare.gov\\nwrite to help@example.org"'
+    escaped = '"see https://medicare.gov\\nhelp@example.org"'
     assert redact(escaped, []) == escaped
