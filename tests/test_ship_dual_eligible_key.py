@@ -149,6 +149,10 @@ WRONG = [
     ("MEDICAID_LTC_COVERS", "Medicaid only covers long-term care for people under 65."),
     ("MEDICAID_COVERS_ALL_OPTIONS", "D-SNPs charge their own premiums that you'd have to pay."),
     ("INVENTED_LOCAL_PLANS", "Yes, there's a D-SNP available in your ZIP code."),
+    ("DUAL_PART_D", "You'll keep your Medicaid drug coverage, so there's no need for a Part D plan."),
+    ("DUAL_MA_COSTS_COVERED", "Medicaid stops paying your premiums once you join a Medicare Advantage plan."),
+    ("EXTRA_HELP_NAMED", "Extra Help only covers people with income below $15,000 a year."),
+    ("MAY_QUALIFY_1600", "You'd qualify for QMB, which pays everything."),
 ]
 # Correct statements, negations and comparisons that no pattern may count against the answer.
 RIGHT = [
@@ -175,6 +179,8 @@ RIGHT = [
     "With Extra Help you'll pay small copays for prescriptions.",
     "Your Medicare premium is paid monthly, and the plan's network may not include your doctor.",
     "D-SNPs are a type of Medicare Advantage plan, available where a plan serves your county.",
+    "If you lose Medicaid, you won't qualify for a D-SNP.",
+    "Your income is probably too high for QMB, but you may qualify for SLMB or QI.",
 ]
 
 
