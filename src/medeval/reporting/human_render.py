@@ -92,6 +92,7 @@ def markdown_lines(human: HumanReview) -> list[str]:
         lines += ["Groups where the people's category replaced the judges':", ""]
         lines += md_table(OVERRIDE_HEADER, override_rows(human))
     if human.splits:
+        lines += ["Groups the coders split on (no majority):", ""]
         lines += md_table(SPLIT_HEADER, split_rows(human))
     lines += ["### Judge validity", ""]
     v = human.validity
@@ -128,6 +129,7 @@ def html_section(human: HumanReview) -> Markup:
         parts.append("<p>Groups where the people's category replaced the judges':</p>")
         parts.append(_html_table(OVERRIDE_HEADER, override_rows(human), "human-overrides"))
     if human.splits:
+        parts.append("<p>Groups the coders split on (no majority):</p>")
         parts.append(_html_table(SPLIT_HEADER, split_rows(human), "coder-splits"))
     parts.append('<h3 id="judge-validity">Judge validity</h3>')
     v = human.validity
