@@ -227,6 +227,13 @@ def test_an_unknown_item_is_refused_in_one_line_and_nothing_is_written(
     assert not (demo / REVIEWS).exists()
 
 
+def test_import_into_a_directory_that_is_no_run_says_so(demo: Path, tmp_path: Path) -> None:
+    codes, _ = _two_changed(demo, tmp_path)
+    with pytest.raises(UserError, match="not a run directory"):
+        import_codes(tmp_path / "nowhere", codes, "alice")
+    assert not (tmp_path / "nowhere").exists()
+
+
 def test_every_problem_in_a_file_is_one_line_and_nothing_is_written(demo: Path, tmp_path: Path) -> None:
     codes, items = _two_changed(demo, tmp_path)
     body = json.loads(codes.read_text(encoding="utf-8"))

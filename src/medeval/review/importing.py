@@ -23,7 +23,7 @@ from medeval.review.categories import ACCEPTED, ITEM_CODES, parse_category, pars
 from medeval.review.export import CODES_FORMAT
 from medeval.review.items import ReviewItem, build_items, load_run
 from medeval.review.store import Decision, ReviewImport, append_import, read_imports
-from medeval.storage import run_lock, utc_now
+from medeval.storage import MANIFEST, run_lock, utc_now
 
 _CODER = re.compile(r"^[\w][\w .@'\-]{0,79}$")
 
@@ -209,6 +209,10 @@ def import_codes(run_dir: Path, codes_path: Path, coder: str) -> ImportResult:
             f"--coder {coder!r}: give a name of letters, digits, spaces, '.', '-' or '@' (at most 80)"
         )
     codes = read_codes(codes_path)
+    if not (run_dir / MANIFEST).is_file():
+        raise UserError(
+            f"{run_dir}: not a run directory (no {MANIFEST}); pass the run the codes were exported from"
+        )
     with run_lock(run_dir, "import codes into"):
         run = load_run(run_dir)
         items = {i.item_id: i for i in build_items(run)}
