@@ -56,16 +56,6 @@ DUAL_ELIGIBLE_GROUPS = {
 # The follow-up scenario demonstrates a conditional turn filling the point its first answer missed,
 # so the incomplete profile's "penalty" group is complete by design.
 BY_DESIGN = {("employer_coverage_followup", "fake:incomplete", "penalty"): ShipCategory.ACCURATE_COMPLETE}
-# One-item groups whose Substantive but Incomplete answer covers a partial-credit fact (QG12's limited
-# skilled nursing, QG16's "out of network costs more", QG7's "Medicaid pays your Medicare premiums"):
-# Not Substantive until the scorer applies
-# GroupRule.partial_credit (issue 10, judging core), Substantive but Incomplete after.
-# TODO(issue 10): drop once the scorer applies partial_credit.
-PARTIAL_CREDIT_ONLY = {
-    ("ship_medicare_only", "fake:incomplete", "QG12"),
-    ("ship_medicare_only", "fake:incomplete", "QG16"),
-    ("ship_dual_eligible", "fake:incomplete", "QG7"),
-}
 
 
 def scenarios() -> list[Scenario]:
@@ -96,23 +86,9 @@ def test_each_profile_lands_in_its_category_for_every_scored_ship_group(
         scored = {g.question_group: g.ship_category for g in record.groups if g.scored}
         assert set(scored) == expected_groups, record.target.spec
         wrong = {
-            group: category
-            for group, category in scored.items()
-            if category != EXPECTED[record.target.spec]
-            and not (
-                (script, record.target.spec, group) in PARTIAL_CREDIT_ONLY
-                and category == ShipCategory.NOT_SUBSTANTIVE
-            )
-            and (record.target.spec, group, category) not in BARE_REFERRALS
+            group: category for group, category in scored.items() if category != EXPECTED[record.target.spec]
         }
         assert not wrong, f"{script} {record.target.spec}: {wrong}"
-
-
-# The incomplete profile's canned answers to these plan groups are bare referrals, which the study
-# codes Not Substantive (ship-checklist.md, QG14 and "Beyond the table"); the v1 key credited them.
-BARE_REFERRALS = {
-    ("fake:incomplete", group, ShipCategory.NOT_SUBSTANTIVE) for group in ("QG14", "QG15", "QG20")
-}
 
 
 def test_each_profile_lands_in_its_category_in_every_topic_scenario(demo_run: RunResult) -> None:
