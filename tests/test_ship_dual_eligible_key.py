@@ -153,6 +153,8 @@ WRONG = [
     ("DUAL_MA_COSTS_COVERED", "Medicaid stops paying your premiums once you join a Medicare Advantage plan."),
     ("EXTRA_HELP_NAMED", "Extra Help only covers people with income below $15,000 a year."),
     ("MAY_QUALIFY_1600", "You'd qualify for QMB, which pays everything."),
+    ("MEDICAID_LTC_COVERS", "Medicare doesn't cover long-term care, and Medicaid doesn't either."),
+    ("MEDICAID_COVERS_ALL_OPTIONS", "You'll pay the Part A deductible yourself whichever option you choose."),
 ]
 # Correct statements, negations and comparisons that no pattern may count against the answer.
 RIGHT = [
