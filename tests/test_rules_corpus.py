@@ -13,9 +13,12 @@ import pytest
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "rules_agreement.py"
 
-AGREEMENT_FLOOR = 0.60
-REVIEW_CEILING = 0.15
-INCORRECT_RECALL_FLOOR = 0.30
+# Measured with both SHIP keys written as the study's checklist: agreement 100% on 186 decided
+# groups, review rate 1.1%, Incorrect recall 100%. The corpus is the tuning set, so these are
+# optimistic; the floors leave room for one or two answers to move, not for a regression.
+AGREEMENT_FLOOR = 0.97
+REVIEW_CEILING = 0.04
+INCORRECT_RECALL_FLOOR = 0.96
 
 
 def benchmark() -> ModuleType:
