@@ -3,12 +3,95 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from medeval.adapters.base import ReasoningEffort
 from medeval.cache import CacheMode
+from medeval.errors import UserError
+from medeval.hashing import sha256_text
+from medeval.schemas._base import Identifier
 
 DEFAULT_JUDGE = "rules"
+DEFAULT_MAX_OUTPUT_TOKENS = 1024
+#: How much of the persona the beneficiary tells up front (see `trial.persona_disclosure`).
+PersonaDetail = Literal["script", "location", "full"]
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SystemPrompt(_Config):
+    """A target's system prompt, kept whole so a resumed run sends the same text."""
+
+    text: str
+    path: str | None = Field(default=None, description="Where it was read from, for the record")
+    sha256: str
+
+    @classmethod
+    def read(cls, path: Path) -> SystemPrompt:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise UserError(
+                f"system prompt {path}: cannot read it as UTF-8 text ({error}); pass an existing text file"
+            ) from None
+        return cls(text=text, path=str(path), sha256=sha256_text(text))
+
+    @classmethod
+    def of(cls, text: str) -> SystemPrompt:
+        return cls(text=text, sha256=sha256_text(text))
+
+
+class TargetSettings(_Config):
+    """Per-target overrides; None inherits the run-wide value."""
+
+    system_prompt: SystemPrompt | None = None
+    max_output_tokens: int | None = Field(default=None, ge=1)
+    temperature: float | None = None
+    reasoning_effort: ReasoningEffort | None = None
+
+
+class EffectiveSettings(_Config):
+    """What a target is asked with, after overrides: recorded in the manifest and every trial."""
+
+    system_prompt: str = ""
+    system_prompt_path: str | None = None
+    system_prompt_sha256: str = Field(default_factory=lambda: sha256_text(""))
+    max_output_tokens: int | None = None
+    temperature: float | None = None
+    reasoning_effort: ReasoningEffort | None = None
+
+    def record(self) -> dict[str, Any]:
+        """The recorded form: the prompt by path and hash (its text is in the manifest's config)."""
+        return self.model_dump(mode="json", exclude={"system_prompt"})
+
+
+class Variant(_Config):
+    """One level of the variation matrix: each trial is asked under exactly one variant."""
+
+    name: Identifier
+    system_prompt: SystemPrompt | None = Field(
+        default=None, description="Replaces every target's system prompt in this variant"
+    )
+    persona_detail: PersonaDetail = "script"
+    paraphrase: bool = Field(default=False, description="Reworded by the questioner model")
+    tone: str | None = Field(default=None, description="Through the questioner's paraphrase")
+    reading_level: str | None = Field(default=None, description="Through the questioner's paraphrase")
+
+    def rewords(self) -> bool:
+        return self.paraphrase or self.tone is not None or self.reading_level is not None
+
+
+class StudyRef(_Config):
+    """The study a run belongs to, and the study file it came from (none on the command line)."""
+
+    name: str
+    tags: list[str] = Field(default_factory=list)
+    path: str | None = None
+    sha256: str | None = None
 
 
 class RunConfig(BaseModel):
@@ -38,8 +121,20 @@ class RunConfig(BaseModel):
     )
     max_cost: float | None = Field(default=None, ge=0, description="Budget in USD for this run")
     temperature: float | None = 0.0
-    max_output_tokens: int | None = 1024
+    max_output_tokens: int | None = DEFAULT_MAX_OUTPUT_TOKENS
+    system_prompt: SystemPrompt | None = Field(default=None, description="Every target's, by default")
+    reasoning_effort: ReasoningEffort | None = None
+    target_settings: dict[str, TargetSettings] = Field(
+        default_factory=dict, description="Per-target overrides, by target spec"
+    )
     judge_max_attempts: int = Field(default=3, ge=1)
+    variants: list[Variant] = Field(default_factory=list, description="Empty: one plain variant")
+    scenario_ids: list[str] = Field(default_factory=list, description="Keep only these scenarios")
+    scenario_tags: list[str] = Field(default_factory=list, description="Keep scenarios with any tag")
+    persona_replies: int = Field(
+        default=2, ge=0, description="At most this many persona replies per scripted turn"
+    )
+    study: StudyRef | None = None
 
     def extractor_spec(self) -> str:
         return self.extractor or self.judges[0]
@@ -47,3 +142,20 @@ class RunConfig(BaseModel):
     def judge_spec(self, index: int) -> str:
         """Judges cycle through the given specs: `--judge a --judge b --judges 4` gives a, b, a, b."""
         return self.judges[index % len(self.judges)]
+
+    def variant_levels(self) -> list[Variant | None]:
+        """The variants each trial is asked under; [None] when the run has none."""
+        return list(self.variants) if self.variants else [None]
+
+    def settings_for(self, target: str, variant: Variant | None = None) -> EffectiveSettings:
+        own = self.target_settings.get(target, TargetSettings())
+        prompt = (variant.system_prompt if variant else None) or own.system_prompt or self.system_prompt
+        temperature = own.temperature if own.temperature is not None else self.temperature
+        return EffectiveSettings(
+            system_prompt=prompt.text if prompt else "",
+            system_prompt_path=prompt.path if prompt else None,
+            system_prompt_sha256=prompt.sha256 if prompt else sha256_text(""),
+            max_output_tokens=own.max_output_tokens or self.max_output_tokens,
+            temperature=temperature,
+            reasoning_effort=own.reasoning_effort or self.reasoning_effort,
+        )

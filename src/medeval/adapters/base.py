@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 
 class _Contract(BaseModel):
@@ -22,12 +22,27 @@ class Message(_Contract):
     content: str
 
 
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
+REASONING_EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "xhigh")
+
+
 class Sampling(_Contract):
     """Requested sampling settings; None means "do not send"."""
 
     temperature: float | None = None
     top_p: float | None = None
     max_output_tokens: int | None = None
+    #: Sent only to model families whose catalog entry accepts it; otherwise recorded as dropped.
+    reasoning_effort: ReasoningEffort | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_effort(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Left out when unset, so requests (and the cache keys hashed from them) made before the
+        # field existed keep their exact form.
+        data: dict[str, Any] = handler(self)
+        if data.get("reasoning_effort") is None:
+            data.pop("reasoning_effort", None)
+        return data
 
 
 class OutputSchema(_Contract):

@@ -43,6 +43,7 @@ class Family(_Data):
     structured_output: Literal["json_schema", "output_config", "response_json_schema", "grpc_json_schema"]
     api: Literal["chat_completions", "responses", "messages", "generate_content", "grpc_chat"]
     max_tokens_field: str
+    reasoning_effort: bool = False
     note: str = ""
 
     def accepts(self, knob: str) -> bool:
@@ -176,6 +177,15 @@ def filter_sampling(request: ChatRequest, family: Family) -> tuple[dict[str, Any
             dropped[knob] = {
                 "value": value,
                 "reason": f"{family.provider} family {family.family!r} does not accept {knob}: {family.note}",
+            }
+    effort = request.sampling.reasoning_effort
+    if effort is not None:
+        if family.reasoning_effort:
+            sent["reasoning_effort"] = effort
+        else:
+            dropped["reasoning_effort"] = {
+                "value": effort,
+                "reason": f"{family.provider} family {family.family!r} takes no reasoning effort setting",
             }
     if request.sampling.max_output_tokens is not None:
         sent["max_output_tokens"] = request.sampling.max_output_tokens

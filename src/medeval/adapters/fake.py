@@ -1,8 +1,9 @@
 """The offline fake provider: canned target profiles and seeded judges, no network, no key.
 
 Specs:
-- `fake:<profile>` (accurate, incomplete, outdated, invented, refusal): a target that answers each
-  scenario turn from `data/fake_profiles/<profile>.json`.
+- `fake:<profile>` (accurate, incomplete, outdated, invented, refusal, asks_zip): a target that
+  answers each scenario turn from `data/fake_profiles/<profile>.json`. A profile may borrow another's
+  answers (`responses_from`) and ask the beneficiary a question before answering (`ask_first`).
 - `fake:judge`: a judge that returns schema-valid JSON, derived from the request and its seed.
 - `fake:garbage`: a judge that never returns valid JSON (exercises the unscored path).
 - `fake:flaky`: like `fake:judge`, but the first attempt at each request returns broken JSON.
@@ -80,14 +81,25 @@ class _FakeBase(ModelAPI):
 
 
 class FakeTarget(_FakeBase):
-    """Answers from a canned profile, keyed by scenario id and turn id."""
+    """Answers from a canned profile, keyed by scenario id and turn id.
+
+    With `ask_first` {"question", "answered_by"}, a scripted turn is first met with the question;
+    the canned answer comes once the beneficiary's reply matches `answered_by` (a regex), and the
+    question is asked again otherwise."""
 
     async def generate(self, request: ChatRequest) -> ChatResponse:
         profile = load_profile(self.model)
         scenario_id = request.metadata.get("scenario_id", "")
         turn_id = request.metadata.get("turn_id", "")
-        answers: dict[str, str] = profile.get("responses", {}).get(scenario_id, {})
-        text = answers.get(turn_id) or profile["default"]
+        scripted = request.metadata.get("reply_to", turn_id)
+        ask = profile.get("ask_first")
+        if ask and turn_id != "opening":
+            replied = scripted != turn_id
+            if not replied or not re.search(ask["answered_by"], request.messages[-1].content, re.I):
+                return self._respond(request, ask["question"])
+        source = load_profile(profile["responses_from"]) if "responses_from" in profile else profile
+        answers: dict[str, str] = source.get("responses", {}).get(scenario_id, {})
+        text = answers.get(scripted) or source["default"]
         return self._respond(request, text)
 
 
@@ -111,6 +123,8 @@ class FakeJudge(_FakeBase):
             payload = _verify(content, rng)
         elif schema == "adjudication":
             payload = {"decisions": _decide(content, rng)}
+        elif schema == "persona_reply":
+            payload = _persona_reply(content)
         elif schema == "paraphrase":
             turns = json.loads(_tagged(content, "scripted_turns") or "[]")
             payload = {
@@ -188,3 +202,31 @@ def _decide(content: str, rng: random.Random) -> list[dict[str, Any]]:
         else {"claim_id": d["claim_id"], "label": "NOT_IN_KEY", "evidence": []}
         for d in disputed
     ]
+
+
+# What the fake questioner answers from, by words in the chatbot's question -> persona fields.
+_PERSONA_TOPICS = (
+    (r"zip|postal", "zip"),
+    (r"county", "county"),
+    (r"income|earn|make a month", "income"),
+    (r"medication|prescription|drugs? do you take", "medications"),
+    (r"doctor|physician", "primary_care_doctor"),
+    (r"\bplan\b", "plan_heard_about"),
+    (r"state|where do you live|located", "state"),
+)
+
+
+def _persona_reply(content: str) -> dict[str, Any]:
+    """Reply mode of the fake questioner: answer a question to the beneficiary from the persona."""
+    from medeval.agents.questioner import DONT_KNOW, chatbot_questions
+
+    persona = json.loads(_tagged(content, "persona") or "{}")
+    questions = chatbot_questions(_tagged(content, "chatbot_reply") or "")
+    if not questions:
+        return {"asks_beneficiary": False, "reply": ""}
+    for pattern, name in _PERSONA_TOPICS:
+        if any(re.search(pattern, q, re.I) for q in questions) and persona.get(name):
+            value = persona[name]
+            shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+            return {"asks_beneficiary": True, "reply": f"My {name.replace('_', ' ')} is {shown}."}
+    return {"asks_beneficiary": True, "reply": DONT_KNOW}

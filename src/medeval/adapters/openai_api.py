@@ -147,6 +147,8 @@ class OpenAIAdapter(CatalogModel):
                 body[knob] = sent[knob]
         if "max_output_tokens" in sent:
             body[self.family.max_tokens_field] = sent["max_output_tokens"]
+        if "reasoning_effort" in sent:
+            body["reasoning_effort"] = sent["reasoning_effort"]
         if request.output_schema is not None:
             schema = request.output_schema.json_schema
             body["response_format"] = {
@@ -172,6 +174,8 @@ class OpenAIAdapter(CatalogModel):
                 body[knob] = sent[knob]
         if "max_output_tokens" in sent:
             body["max_output_tokens"] = sent["max_output_tokens"]
+        if "reasoning_effort" in sent:
+            body["reasoning"] = {"effort": sent["reasoning_effort"]}
         if request.output_schema is not None:
             schema = request.output_schema.json_schema
             body["text"] = {

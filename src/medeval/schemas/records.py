@@ -48,6 +48,9 @@ class Turn(Strict):
     question_group: str | None = None
     call_id: str | None = None
     error: str | None = None
+    #: Set on the persona's replies to a chatbot's question (role "user") and the chatbot's answers
+    #: to them (role "assistant"): the scripted turn whose exchange they belong to.
+    reply_to: str | None = None
 
 
 class TargetInfo(Strict):
@@ -58,6 +61,9 @@ class TargetInfo(Strict):
     fingerprints: list[str] = Field(default_factory=list)
     sampling_sent: dict[str, Any] = Field(default_factory=dict)
     sampling_dropped: dict[str, Any] = Field(default_factory=dict)
+    #: What the target was asked with: system prompt path and hash, max output tokens, temperature
+    #: and reasoning effort (config.EffectiveSettings.record()).
+    settings: dict[str, Any] = Field(default_factory=dict)
 
 
 class CodedItem(Strict):
@@ -157,6 +163,8 @@ class TrialRecord(Strict):
     rubric_version: str
     epoch: int
     seed: int
+    #: The variation-matrix level the trial was asked under; None when the run has no variants.
+    variant: str | None = None
     target: TargetInfo
     judges: list[str]
     extractor: str
