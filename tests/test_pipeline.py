@@ -45,7 +45,14 @@ def test_every_results_line_validates_and_calls_are_recorded(tmp_path: Path) -> 
     assert roles == {"target"}
     assert all(c["response"]["served_model"].endswith("-2026-11-01") for c in calls)
     manifest = json.loads((result.store.directory / "manifest.json").read_text())
-    assert set(manifest["prompts"]) == {"questioner", "extractor", "verifier", "scorer", "adjudicator"}
+    assert set(manifest["prompts"]) == {
+        "questioner",
+        "extractor",
+        "verifier",
+        "scorer",
+        "adjudicator",
+        "questioner_reply",
+    }
     assert all(len(h) == 64 for h in manifest["prompts"].values())
     assert {s["scenario_id"] for s in manifest["scenarios"]} == {"scenario_001", "employer_coverage_followup"}
     assert manifest["seed"] == 42

@@ -314,8 +314,13 @@ def test_library_covers_the_issue_topics() -> None:
     } <= topics
 
 
+def own_profiles() -> list[Path]:
+    """Profiles with their own answers (one that borrows another's, `responses_from`, has none)."""
+    return [p for p in sorted(PROFILES.glob("*.json")) if "responses_from" not in json.loads(p.read_text())]
+
+
 def test_every_profile_has_a_canned_answer_for_every_bundled_turn() -> None:
-    for profile_file in sorted(PROFILES.glob("*.json")):
+    for profile_file in own_profiles():
         responses = json.loads(profile_file.read_text())["responses"]
         for scenario in scenarios():
             answers = responses.get(scenario.scenario_id, {})
@@ -327,7 +332,7 @@ def test_every_profile_has_a_canned_answer_for_every_bundled_turn() -> None:
 
 
 def test_canned_answers_are_not_copies_of_the_key() -> None:
-    for profile_file in sorted(PROFILES.glob("*.json")):
+    for profile_file in own_profiles():
         responses = json.loads(profile_file.read_text())["responses"]
         for scenario in scenarios():
             statements = {f.statement for f in scenario.canonical_facts}

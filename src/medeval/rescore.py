@@ -32,8 +32,10 @@ from medeval.trial import (
     Answered,
     Conversation,
     TrialPlan,
+    answered_text,
     failed_trial,
     trial_context,
+    with_variant,
 )
 
 
@@ -42,15 +44,28 @@ def stored_conversation(record: TrialRecord, scenario: Scenario) -> Conversation
     scripted = {t.turn_id: t for t in scenario.scripted_turns}
     conversation = Conversation(turns=list(record.conversation))
     questions: dict[str, str] = {}
+    first: dict[str, str] = {}
+    exchanges: dict[str, list[tuple[str, str]]] = {}
     for turn in record.conversation:
         if turn.role == "user":
             questions[turn.turn_id] = turn.text
         elif turn.error:
             conversation.failed_at, conversation.error = turn.turn_id, turn.error
+        elif turn.reply_to in first:
+            # The chatbot's answer after a persona reply belongs to the scripted question's group.
+            exchanges[turn.reply_to].append((questions.get(turn.turn_id, ""), turn.text))
         elif turn.turn_id in scripted and turn.turn_id != OPENING_TURN:
-            conversation.answered.append(
-                Answered(scripted[turn.turn_id], questions.get(turn.turn_id, ""), turn.text)
+            first[turn.turn_id] = turn.text
+            exchanges[turn.turn_id] = []
+    for turn_id, text in first.items():
+        conversation.answered.append(
+            Answered(
+                scripted[turn_id],
+                questions.get(turn_id, ""),
+                answered_text(text, exchanges[turn_id]),
+                exchanges[turn_id],
             )
+        )
     if not record.conversation:
         # The source trial never reached the target: it stays without data.
         reason = "; ".join(u.reason for u in record.unscored) or "no conversation recorded"
@@ -130,14 +145,15 @@ async def _judge_all(
 
     async def one(index: int, old: TrialRecord) -> None:
         loaded = scenarios[old.scenario_id]
-        plan = TrialPlan(loaded.scenario, loaded.sha256, old.target.spec, old.epoch)
+        variant = next((v for v in config.variants if v.name == old.variant), None)
+        plan = TrialPlan(loaded.scenario, loaded.sha256, old.target.spec, old.epoch, variant)
         trial_id = f"{store.run_id}-t{index:05d}"
         started = utc_now()
         async with slots:
             if writer.failure is not None:
                 return
             try:
-                record = await judge_conversation(
+                judged = await judge_conversation(
                     plan,
                     config,
                     gateway,
@@ -150,6 +166,7 @@ async def _judge_all(
                     ],
                     started=started,
                 )
+                record = with_variant(judged, plan)
             except Exception as error:  # one trial's failure never stops the others
                 record = failed_trial(
                     plan, config, store.run_id, trial_id, f"{type(error).__name__}: {error}", started

@@ -6,11 +6,12 @@ Steps 4 to 6 of a run: the questioner asks and the target answers; judging.py do
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from medeval.adapters.base import ChatRequest, ChatResponse, Message, Sampling, served_differs
 from medeval.adapters.registry import parse_spec
 from medeval.agents import questioner
-from medeval.config import RunConfig
+from medeval.config import EffectiveSettings, PersonaDetail, RunConfig, Variant
 from medeval.gateway import CallContext, CallFailed, Gateway
 from medeval.hashing import derive_seed, short_hash
 from medeval.judging import judge_conversation
@@ -27,6 +28,9 @@ from medeval.schemas import (
 from medeval.storage import utc_now
 
 OPENING_TURN = "opening"
+#: Persona details told up front at each level of `persona_detail`, in this order.
+_LOCATION_FIELDS = ("city", "county", "state", "zip")
+_FULL_FIELDS = ("income", "coverage", "medications", "primary_care_doctor", "plan_heard_about")
 
 
 @dataclass(frozen=True)
@@ -35,19 +39,32 @@ class TrialPlan:
     scenario_sha256: str
     target: str
     epoch: int
+    variant: Variant | None = None
 
     def key(self, seed: int) -> str:
-        """Deterministic identity of a trial: what --resume matches on."""
-        return short_hash(
-            [self.scenario.scenario_id, self.scenario_sha256, self.target, self.epoch, seed], 24
-        )
+        """Deterministic identity of a trial: what --resume matches on. A run without variants keeps
+        the key it always had, so runs started before variants existed still resume."""
+        parts: list[object] = [self.scenario.scenario_id, self.scenario_sha256, self.target, self.epoch, seed]
+        if self.variant is not None:
+            parts.append(self.variant.name)
+        return short_hash(parts, 24)
 
 
 @dataclass
 class Answered:
+    """A scripted question and everything the chatbot said until the next one: its answer and, when
+    it asked the beneficiary something back, its answers after each persona reply."""
+
     turn: ScriptedTurn
     question: str
     response: str
+    #: (persona reply, chatbot answer) exchanges, in order; `response` already includes the answers.
+    exchanges: list[tuple[str, str]] = field(default_factory=list)
+
+
+def answered_text(first: str, exchanges: list[tuple[str, str]]) -> str:
+    """What a question group is coded on: the first answer and every answer after a persona reply."""
+    return "\n\n".join([first, *(answer for _, answer in exchanges if answer)])
 
 
 @dataclass
@@ -91,35 +108,44 @@ async def _run_trial(
     unscored: list[Unscored] = []
 
     texts = {t.turn_id: t.user_message for t in scenario.scripted_turns}
-    if scenario.variation_knobs.paraphrase and config.questioner:
+    variant = plan.variant
+    rewords = scenario.variation_knobs.paraphrase or (variant is not None and variant.rewords())
+    if rewords and config.questioner:
         reworded, problem = await questioner.paraphrase(
             gateway,
             config.questioner,
             scenario,
             derive_seed(config.seed, "questioner", key),
             base.model_copy(update={"role": "questioner"}),
+            tone=variant.tone if variant else None,
+            reading_level=variant.reading_level if variant else None,
         )
         texts.update(reworded)
         if problem:
             unscored.append(Unscored(item="paraphrase", reason=f"{problem}; asked the script verbatim"))
 
-    conversation = await _converse(plan, config, gateway, base, texts, key)
-    return await judge_conversation(
+    conversation = await _converse(plan, config, gateway, base, texts, key, unscored)
+    record = await judge_conversation(
         plan,
         config,
         gateway,
         base,
         conversation,
-        target_info(plan, conversation.responses),
+        target_info(plan, conversation.responses, config),
         served_mismatch=any(
             served_differs(r.requested_model, r.served_model) for r in conversation.responses
         ),
         unscored=unscored,
         started=started,
     )
+    return with_variant(record, plan)
 
 
-def target_info(plan: TrialPlan, responses: list[ChatResponse]) -> TargetInfo:
+def with_variant(record: TrialRecord, plan: TrialPlan) -> TrialRecord:
+    return record.model_copy(update={"variant": plan.variant.name if plan.variant else None})
+
+
+def target_info(plan: TrialPlan, responses: list[ChatResponse], config: RunConfig) -> TargetInfo:
     provider, model = parse_spec(plan.target)
     first = responses[0] if responses else None
     return TargetInfo(
@@ -130,7 +156,86 @@ def target_info(plan: TrialPlan, responses: list[ChatResponse]) -> TargetInfo:
         fingerprints=sorted({r.fingerprint for r in responses if r.fingerprint}),
         sampling_sent=first.sampling_sent if first else {},
         sampling_dropped=first.sampling_dropped if first else {},
+        settings=config.settings_for(plan.target, plan.variant).record(),
     )
+
+
+def persona_disclosure(persona: dict[str, Any], level: PersonaDetail) -> str | None:
+    """What the beneficiary tells up front beyond the script: nothing ("script"), where they live
+    ("location"), or also income, coverage, medications, doctor and plan ("full")."""
+    if level == "script":
+        return None
+    fields = _LOCATION_FIELDS + (_FULL_FIELDS if level == "full" else ())
+    said = []
+    for name in fields:
+        value = persona.get(name)
+        if value in (None, "", []):
+            continue
+        shown = "; ".join(map(str, value)) if isinstance(value, list) else str(value)
+        said.append(f"{name.replace('_', ' ')}: {shown}")
+    return f"Some details about me: {'; '.join(said)}." if said else None
+
+
+@dataclass
+class _Talk:
+    """One trial's conversation in progress: what every call to the target shares."""
+
+    plan: TrialPlan
+    config: RunConfig
+    gateway: Gateway
+    base: CallContext
+    settings: EffectiveSettings
+    seed: int
+    convo: Conversation = field(default_factory=Conversation)
+    history: list[Message] = field(default_factory=list)
+
+    async def say(
+        self, turn_id: str, text: str, group: str | None, reply_to: str | None = None
+    ) -> ChatResponse | None:
+        """Send one user message with the whole history; None when the target failed (recorded)."""
+        self.convo.turns.append(
+            Turn(role="user", text=text, turn_id=turn_id, question_group=group, reply_to=reply_to)
+        )
+        self.history.append(Message(role="user", content=text))
+        metadata = {"role": "target", "scenario_id": self.plan.scenario.scenario_id, "turn_id": turn_id}
+        if reply_to is not None:
+            metadata["reply_to"] = reply_to
+        request = ChatRequest(
+            system=self.settings.system_prompt,
+            messages=list(self.history),
+            sampling=Sampling(
+                temperature=self.settings.temperature,
+                max_output_tokens=self.settings.max_output_tokens,
+                reasoning_effort=self.settings.reasoning_effort,
+            ),
+            seed=self.seed,
+            metadata=metadata,
+        )
+        try:
+            response = await self.gateway.complete(
+                self.plan.target, request, self.base.model_copy(update={"turn_id": turn_id})
+            )
+        except CallFailed as failure:
+            self.convo.failed_at, self.convo.error = turn_id, str(failure)
+            self.convo.turns.append(
+                Turn(
+                    role="assistant",
+                    text="",
+                    turn_id=turn_id,
+                    question_group=group,
+                    error=str(failure),
+                    reply_to=reply_to,
+                )
+            )
+            return None
+        self.convo.responses.append(response)
+        self.convo.turns.append(
+            Turn(
+                role="assistant", text=response.text, turn_id=turn_id, question_group=group, reply_to=reply_to
+            )
+        )
+        self.history.append(Message(role="assistant", content=response.text))
+        return response
 
 
 async def _converse(
@@ -140,47 +245,78 @@ async def _converse(
     base: CallContext,
     texts: dict[str, str],
     key: str,
+    unscored: list[Unscored],
 ) -> Conversation:
-    """Ask the opening statement and every scripted turn in order, each with the whole history."""
+    """Ask the opening statement and every scripted turn in order, each with the whole history;
+    after a scripted turn, answer the chatbot's questions from the persona (at most N times)."""
     scenario = plan.scenario
-    convo = Conversation()
-    history: list[Message] = []
+    settings = config.settings_for(plan.target, plan.variant)
+    talk = _Talk(plan, config, gateway, base, settings, derive_seed(config.seed, "target", key))
     answers: dict[str, str] = {}
     steps: list[tuple[str, str, ScriptedTurn | None]] = []
-    if scenario.opening_statement:
-        steps.append((OPENING_TURN, scenario.opening_statement, None))
+    disclosure = persona_disclosure(
+        scenario.persona, plan.variant.persona_detail if plan.variant else "script"
+    )
+    opening = " ".join(t for t in (scenario.opening_statement, disclosure) if t)
+    if opening:
+        steps.append((OPENING_TURN, opening, None))
     steps.extend((t.turn_id, texts[t.turn_id], t) for t in scenario.scripted_turns)
-    seed = derive_seed(config.seed, "target", key)
     for turn_id, text, turn in steps:
         if turn is not None and not questioner.should_ask(turn, answers):
             continue
         group = turn.question_group if turn else None
-        convo.turns.append(Turn(role="user", text=text, turn_id=turn_id, question_group=group))
-        history.append(Message(role="user", content=text))
-        request = ChatRequest(
-            system="",
-            messages=list(history),
-            sampling=Sampling(temperature=config.temperature, max_output_tokens=config.max_output_tokens),
-            seed=seed,
-            metadata={"role": "target", "scenario_id": scenario.scenario_id, "turn_id": turn_id},
-        )
-        try:
-            response = await gateway.complete(
-                plan.target, request, base.model_copy(update={"turn_id": turn_id})
-            )
-        except CallFailed as failure:
-            convo.failed_at, convo.error = turn_id, str(failure)
-            convo.turns.append(
-                Turn(role="assistant", text="", turn_id=turn_id, question_group=group, error=str(failure))
-            )
+        response = await talk.say(turn_id, text, group)
+        if response is None:
             break
-        convo.responses.append(response)
-        convo.turns.append(Turn(role="assistant", text=response.text, turn_id=turn_id, question_group=group))
-        history.append(Message(role="assistant", content=response.text))
-        answers[turn_id] = response.text
-        if turn is not None:
-            convo.answered.append(Answered(turn, text, response.text))
-    return convo
+        if turn is None:
+            answers[turn_id] = response.text
+            continue
+        exchanges = await _answer_back(talk, turn, text, response.text, key, unscored)
+        answers[turn_id] = answered_text(response.text, exchanges)
+        talk.convo.answered.append(Answered(turn, text, answers[turn_id], exchanges))
+        if talk.convo.failed_at is not None:
+            break
+    return talk.convo
+
+
+async def _answer_back(
+    talk: _Talk, turn: ScriptedTurn, question: str, said: str, key: str, unscored: list[Unscored]
+) -> list[tuple[str, str]]:
+    """The persona's replies while the chatbot asks the beneficiary something (scripted replies
+    first, then the questioner model, then the scenario's default), each a recorded turn."""
+    scenario, config = talk.plan.scenario, talk.config
+    scripted = scenario.persona_replies
+    if scripted is None and not config.questioner:
+        return []
+    limit = min(config.persona_replies, scripted.max_exchanges if scripted else config.persona_replies)
+    exchanges: list[tuple[str, str]] = []
+    for n in range(1, limit + 1):
+        asked = questioner.chatbot_questions(said)
+        if not asked:
+            break
+        reply = questioner.scripted_reply(scripted, asked) if scripted else None
+        if reply is None and config.questioner:
+            reply, problem = await questioner.persona_reply(
+                talk.gateway,
+                config.questioner,
+                scenario,
+                question,
+                said,
+                derive_seed(config.seed, "questioner", key, turn.turn_id, n),
+                talk.base.model_copy(update={"role": "questioner", "turn_id": turn.turn_id}),
+            )
+            if problem:
+                unscored.append(Unscored(item=f"turn {turn.turn_id}: persona reply", reason=problem))
+        if reply is None and scripted is not None:
+            reply = scripted.default
+        if reply is None:
+            break
+        response = await talk.say(f"{turn.turn_id}.r{n}", reply, turn.question_group, reply_to=turn.turn_id)
+        if response is None:
+            break
+        exchanges.append((reply, response.text))
+        said = response.text
+    return exchanges
 
 
 def failed_trial(
@@ -197,7 +333,8 @@ def failed_trial(
         rubric_version=plan.scenario.rubric_version,
         epoch=plan.epoch,
         seed=config.seed,
-        target=target_info(plan, []),
+        variant=plan.variant.name if plan.variant else None,
+        target=target_info(plan, [], config),
         judges=[config.judge_spec(i) for i in range(config.judge_count)],
         extractor=config.extractor_spec(),
         conversation=[],

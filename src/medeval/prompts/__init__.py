@@ -1,5 +1,7 @@
-"""The five system prompts under the specification's names (`prompts/<role>_system.txt`; the
-repository's prompts/ links here), loaded from package files so their sha256 is recorded per run."""
+"""The system prompts under the specification's names (`prompts/<role>_system.txt`; the repository's
+prompts/ links here): the five roles, and the questioner's reply mode (`questioner_reply`, a file of
+its own so the paraphrase prompt, and the hashes older runs recorded for it, stay unchanged); loaded
+from package files so their sha256 is recorded per run."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from importlib.resources import files
 
 from medeval.hashing import sha256_text
 
-ROLES = ("questioner", "extractor", "verifier", "scorer", "adjudicator")
+ROLES = ("questioner", "extractor", "verifier", "scorer", "adjudicator", "questioner_reply")
 
 
 @cache

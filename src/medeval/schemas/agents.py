@@ -33,6 +33,14 @@ class QuestionerOutput(Strict):
     turns: list[QuestionerTurn]
 
 
+class PersonaReplyOutput(Strict):
+    """The questioner in reply mode: does the chatbot ask the beneficiary something, and the
+    persona's answer (from the persona only; "I don't know" otherwise)."""
+
+    asks_beneficiary: bool
+    reply: str = ""
+
+
 ClaimType = Literal["factual", "procedural", "referral", "advice", "hedge", "refusal", "other"]
 Confidence = Literal["high", "medium", "low"]
 CONFIDENCE_PROBABILITY: dict[str, float] = {"high": 0.9, "medium": 0.6, "low": 0.3}

@@ -166,6 +166,25 @@ class VariationKnobs(Strict):
         return sorted((self.model_extra or {}).keys())
 
 
+class PersonaReply(Strict):
+    """A scripted answer of the persona: when a question the chatbot asks matches `pattern`."""
+
+    pattern: str = Field(min_length=1, description="Regex (case-insensitive) on the chatbot's question")
+    reply: str = Field(min_length=1, description="What the beneficiary says, from the persona only")
+
+
+class PersonaReplies(Strict):
+    """How the beneficiary answers the chatbot's questions offline (a questioner model, when the
+    run has one, answers what no pattern covers)."""
+
+    replies: list[PersonaReply] = Field(default_factory=list)
+    default: str | None = Field(
+        default="I'm sorry, I don't know that.",
+        description="Said to a question no pattern matches; null sends the next scripted turn instead",
+    )
+    max_exchanges: int = Field(default=2, ge=1, le=5, description="Persona replies per scripted turn")
+
+
 _LEGACY_KEY_FIELDS = ("canonical_facts", "required_points", "disallowed_claims")
 
 
@@ -220,6 +239,9 @@ class Scenario(Strict):
     script: str | None = Field(default=None, description="e.g. medicare_only, dual_eligible, topic")
     opening_statement: str | None = None
     tags: list[str] = Field(default_factory=list)
+    persona_replies: PersonaReplies | None = Field(
+        default=None, description="The persona's scripted answers when the chatbot asks back"
+    )
     # Look-up tables built on first use: the scorer asks for facts by id for every claim.
     _fact_index: dict[str, CanonicalFact] | None = PrivateAttr(default=None)
     _disallowed_index: dict[str, DisallowedClaim] | None = PrivateAttr(default=None)
