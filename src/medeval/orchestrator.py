@@ -74,8 +74,11 @@ class RunResult:
         return f"RunResult({self.store.run_id!r}, {len(self.records)} records, {self.outcome!r})"
 
 
-def load_scenarios(paths: list[Path]) -> list[LoadedScenario]:
-    """Step 1: every problem in every file at once, one line each."""
+def load_scenarios(
+    paths: list[Path], ids: list[str] | None = None, tags: list[str] | None = None
+) -> list[LoadedScenario]:
+    """Step 1: every problem in every file at once, one line each; then only the scenarios named
+    by id or carrying one of the tags, when either is given."""
     files = expand_paths(paths)
     if not files:
         raise ScenarioError(f"no scenario files found in {', '.join(map(str, paths))}")
@@ -88,6 +91,7 @@ def load_scenarios(paths: list[Path]) -> list[LoadedScenario]:
             loaded.append(LoadedScenario(path, scenario, scenario_sha256(path)))
     if problems:
         raise ScenarioError(problems[0], lines=problems)
+    loaded = select_scenarios(loaded, ids, tags)
     seen: dict[str, Path] = {}
     for item in loaded:
         if item.scenario.scenario_id in seen:
@@ -97,6 +101,30 @@ def load_scenarios(paths: list[Path]) -> list[LoadedScenario]:
             )
         seen[item.scenario.scenario_id] = item.path
     return loaded
+
+
+def select_scenarios(
+    loaded: list[LoadedScenario], ids: list[str] | None, tags: list[str] | None
+) -> list[LoadedScenario]:
+    if not ids and not tags:
+        return loaded
+    known = {item.scenario.scenario_id for item in loaded}
+    missing = [i for i in ids or [] if i not in known]
+    if missing:
+        raise ScenarioError(
+            f"scenario id {missing[0]!r} is in none of the scenario files; "
+            f"known ids: {', '.join(sorted(known))}"
+        )
+    chosen = [
+        item
+        for item in loaded
+        if item.scenario.scenario_id in (ids or []) or set(item.scenario.tags) & set(tags or [])
+    ]
+    if not chosen:
+        raise ScenarioError(
+            f"no scenario carries any of the tags {', '.join(tags or [])}; check --scenario-tag"
+        )
+    return chosen
 
 
 def check_roles(config: RunConfig) -> None:
@@ -153,6 +181,12 @@ def resolve_models(config: RunConfig, gateway: Gateway, scenarios: list[LoadedSc
             f"scenario {needs_questioner[0]} enables paraphrase; pass --questioner provider:model "
             "(or turn variation_knobs.paraphrase off)"
         )
+    rewording = [v.name for v in config.variants if v.rewords()]
+    if rewording and not config.questioner:
+        raise ConfigError(
+            f"variant {rewording[0]} rewords the questions (paraphrase, tone or reading level); "
+            "pass --questioner provider:model (or drop those settings from the variant)"
+        )
     if config.questioner:
         specs.append(config.questioner)
     for spec in specs:
@@ -197,14 +231,25 @@ def build_manifest(
             for s in scenarios
         ],
         "models": {spec: redact_settings(gateway.adapter(spec).settings()) for spec in sorted(specs)},
+        # What each target is asked with, per variant ("" = no variant); prompts by path and hash.
+        "targets": {
+            target: {
+                (v.name if v else ""): config.settings_for(target, v).record()
+                for v in config.variant_levels()
+            }
+            for target in config.targets
+        },
+        "variants": [v.name for v in config.variants],
+        "study": config.study.model_dump(mode="json") if config.study else None,
     }
 
 
 def plan_trials(config: RunConfig, scenarios: list[LoadedScenario]) -> list[TrialPlan]:
     return [
-        TrialPlan(s.scenario, s.sha256, target, epoch)
+        TrialPlan(s.scenario, s.sha256, target, epoch, variant)
         for s in scenarios
         for target in config.targets
+        for variant in config.variant_levels()
         for epoch in range(1, config.epochs + 1)
     ]
 
@@ -262,7 +307,7 @@ async def execute(
     progress: RunProgress | None = None,
     on_store: Callable[[Path], object] | None = None,
 ) -> RunResult:
-    scenarios = load_scenarios(config.scenarios)
+    scenarios = load_scenarios(config.scenarios, config.scenario_ids, config.scenario_tags)
     check_roles(config)
     gateway = gateway or build_gateway(config)
     if gateway.meter is None:

@@ -16,10 +16,11 @@ from rich.text import Text
 
 from medeval import __version__
 from medeval.cli import engine as engine_cli
+from medeval.cli import settings as target_cli
 from medeval.cli.calibrate import calibrate_command, print_demo_validity
 from medeval.cli.models import models_command
 from medeval.cli.review import review_app
-from medeval.config import DEFAULT_JUDGE, RunConfig
+from medeval.config import DEFAULT_JUDGE, RunConfig, StudyRef
 from medeval.errors import EXIT_INTERRUPTED, UserError
 from medeval.lint import lint_paths
 from medeval.orchestrator import RunInterrupted, RunResult, run
@@ -28,6 +29,7 @@ from medeval.redact import redact
 from medeval.reporting.commands import compare_command, report_after_demo, report_command
 from medeval.scenarios import bundled_scenarios_dir, expand_paths, upgrade_scenario_file
 from medeval.schemas import ShipCategory
+from medeval.study import load_study, study_problems
 from medeval.summary import SHIP_LABELS, SHIP_ORDER, summarise
 from medeval.terminal import emit, error_line, fit, stdout_console
 
@@ -147,24 +149,84 @@ def run_command(
         float | None, typer.Option(min=0, help="Budget in USD: refuse over it, stop launching at it")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display")] = False,
+    study: Annotated[
+        Path | None, typer.Option(help="A study file (TOML) declaring the whole run; see docs/studies.md")
+    ] = None,
+    scenario_id: Annotated[
+        list[str] | None, typer.Option(help="Keep only this scenario id (repeatable)")
+    ] = None,
+    scenario_tag: Annotated[
+        list[str] | None, typer.Option(help="Keep scenarios carrying this tag (repeatable)")
+    ] = None,
+    max_output_tokens: Annotated[
+        list[str] | None,
+        typer.Option(help="N for every target, or TARGET=N for one (repeatable; default 1024)"),
+    ] = None,
+    system_prompt: Annotated[
+        list[str] | None,
+        typer.Option(help="FILE: the targets' system prompt, or TARGET=FILE for one (default: none)"),
+    ] = None,
+    reasoning_effort: Annotated[
+        list[str] | None,
+        typer.Option(help="none|minimal|low|medium|high|xhigh, or TARGET=LEVEL; sent where the model has it"),
+    ] = None,
+    target_temperature: Annotated[
+        list[str] | None, typer.Option(help="TARGET=T: one target's temperature (repeatable)")
+    ] = None,
+    variant: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="NAME[:system_prompt=FILE,persona_detail=script|location|full,paraphrase=true,"
+            "tone=...,reading_level=...]: one level of the variation matrix (repeatable)"
+        ),
+    ] = None,
+    persona_replies: Annotated[
+        int, typer.Option(min=0, help="Persona replies per scripted turn when the chatbot asks back")
+    ] = 2,
+    study_name: Annotated[str | None, typer.Option(help="Name of the study this run belongs to")] = None,
+    study_tag: Annotated[list[str] | None, typer.Option(help="Tag of the study (repeatable)")] = None,
 ) -> None:
     """Run an evaluation and write an auditable run directory (or --resume one)."""
     mode = engine_cli.cache_mode(no_cache=no_cache, refresh=refresh)
     if retry_failed and resume is None:
         raise UserError("--retry-failed needs --resume RUN_DIR: it re-runs that run's failed trials")
     if resume is not None:
-        if scenario or target or judge:
+        if scenario or target or judge or study:
             raise UserError(
                 "--resume takes scenarios, targets and judges from the run's manifest; "
-                "drop --scenario/--target/--judge (or start a new run without --resume)"
+                "drop --scenario/--target/--judge/--study (or start a new run without --resume)"
             )
         config = engine_cli.resumed_config(
             resume, max_cost=max_cost, cache=mode if no_cache or refresh else None
         )
+    elif study is not None:
+        if scenario or target or judge or variant:
+            raise UserError(
+                "--study declares scenarios, targets, judges and variants; drop "
+                "--scenario/--target/--judge/--variant (or edit the study file)"
+            )
+        config = load_study(study)
+        config = config.model_copy(
+            update={"cache": mode, "cache_dir": cache_dir, "max_cost": max_cost or config.max_cost}
+        )
     else:
         if not scenario or not target:
-            raise UserError("pass --scenario and --target (or --resume RUN_DIR to continue a run)")
+            raise UserError("pass --scenario and --target (or --study FILE, or --resume RUN_DIR)")
+        run_wide, per_target = target_cli.target_settings(
+            target,
+            max_output_tokens=max_output_tokens,
+            system_prompt=system_prompt,
+            reasoning_effort=reasoning_effort,
+            target_temperature=target_temperature,
+        )
         config = RunConfig(
+            **run_wide,
+            target_settings=per_target,
+            variants=target_cli.variants(variant),
+            scenario_ids=scenario_id or [],
+            scenario_tags=scenario_tag or [],
+            persona_replies=persona_replies,
+            study=StudyRef(name=study_name, tags=study_tag or []) if study_name else None,
             scenarios=scenario,
             targets=target,
             judges=judge or [DEFAULT_JUDGE],
@@ -276,8 +338,19 @@ def validate(
     in_place: Annotated[
         bool, typer.Option("--in-place", help="With --upgrade: rewrite each file, keeping NAME.json.bak")
     ] = False,
+    study: Annotated[
+        Path | None, typer.Option(help="Check a study file instead: keys, models, files, roles")
+    ] = None,
 ) -> None:
-    """Check scenario files: one line per problem, non-zero exit on any error."""
+    """Check scenario files (or a study file): one line per problem, non-zero exit on any error."""
+    if study is not None:
+        _, problems = study_problems(study)
+        for problem in problems:
+            error_line(problem)
+        if problems:
+            raise typer.Exit(2)
+        out.print(f"{study}: study file valid")
+        return
     files = expand_paths(paths or [bundled_scenarios_dir()])
     if not files:
         raise UserError("no scenario files found; pass a file or a directory of *.json scenarios")

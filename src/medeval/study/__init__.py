@@ -1,0 +1,7 @@
+"""Study files: a whole study (targets with their settings, scenarios, variants, epochs, judges)
+declared in one TOML file, turned into the same `RunConfig` the command line builds."""
+
+from medeval.study.load import load_study, read_study, study_problems
+from medeval.study.model import StudyFile
+
+__all__ = ["StudyFile", "load_study", "read_study", "study_problems"]

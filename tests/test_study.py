@@ -1,0 +1,123 @@
+"""Study files: the shipped SHIP example runs offline with two system-prompt variants and two epochs;
+`medeval validate --study` names every problem on its own line; the manifest records the file."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from medeval.errors import UserError
+from medeval.hashing import sha256_file
+from medeval.study import load_study, study_problems
+from medeval.study.load import model_problem
+
+from .conftest import REPO, SCENARIOS, medeval, only_run
+
+EXAMPLE = REPO / "src" / "medeval" / "data" / "studies" / "ship_replication.toml"
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "study.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+MINIMAL = f"""
+name = "mini"
+tags = ["t1"]
+epochs = 2
+[scenarios]
+paths = ["{SCENARIOS / "scenario_001.json"}"]
+[[targets]]
+spec = "fake:accurate"
+max_output_tokens = 300
+[[targets]]
+spec = "fake:incomplete"
+concurrency = 3
+[[variants]]
+name = "plain"
+system_prompt_text = ""
+[[variants]]
+name = "told_location"
+persona_detail = "location"
+"""
+
+
+def test_the_shipped_example_is_valid() -> None:
+    study, problems = study_problems(EXAMPLE)
+    assert problems == []
+    assert study is not None and study.epochs == 2 and len(study.variants) == 2
+
+
+def test_a_study_becomes_the_same_config_as_the_command_line(tmp_path: Path) -> None:
+    path = write(tmp_path, MINIMAL)
+    config = load_study(path)
+    assert config.targets == ["fake:accurate", "fake:incomplete"]
+    assert config.epochs == 2
+    assert config.settings_for("fake:accurate").max_output_tokens == 300
+    assert config.settings_for("fake:incomplete").max_output_tokens == 1024
+    assert config.provider_concurrency == {"fake": 3}
+    assert [v.name for v in config.variants] == ["plain", "told_location"]
+    assert config.study is not None and config.study.name == "mini" and config.study.tags == ["t1"]
+    assert config.study.sha256 == sha256_file(path)
+
+
+def test_validate_names_each_problem_on_its_own_line(tmp_path: Path) -> None:
+    bad = MINIMAL.replace('spec = "fake:accurate"', 'spec = "fake:acurate"\ncolour = "red"')
+    bad += '\n[judging]\njudges = ["fake:incomplete"]\n'
+    path = write(tmp_path, bad)
+    done = medeval("validate", "--study", str(path), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "targets[0].colour: unknown key" in lines[0]
+    path = write(tmp_path, bad.replace('colour = "red"\n', ""))
+    done = medeval("validate", "--study", str(path), cwd=tmp_path)
+    lines = done.stderr.strip().splitlines()
+    assert any("targets[0].spec: unknown fake model 'acurate'" in line for line in lines), lines
+    path = write(tmp_path, MINIMAL + '\n[judging]\njudges = ["fake:incomplete"]\n')
+    done = medeval("validate", "--study", str(path), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "same model as target 'fake:incomplete'" in done.stderr
+    done = medeval("validate", "--study", str(EXAMPLE), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+def test_missing_files_and_unknown_scenario_ids_are_reported(tmp_path: Path) -> None:
+    text = MINIMAL.replace('system_prompt_text = ""', 'system_prompt = "absent.txt"')
+    text = text.replace("[scenarios]", '[scenarios]\nids = ["no_such_scenario"]')
+    _, problems = study_problems(write(tmp_path, text))
+    assert any("variants[0].system_prompt: absent.txt is not a file" in p for p in problems), problems
+    text = MINIMAL.replace("[scenarios]", '[scenarios]\nids = ["no_such_scenario"]')
+    _, problems = study_problems(write(tmp_path, text))
+    assert any("no scenario 'no_such_scenario'" in p for p in problems), problems
+    with pytest.raises(UserError):
+        load_study(write(tmp_path, "name = 'x'\n[[targets]]\nspec = 'fake:accurate'\n"))
+
+
+def test_model_problem_knows_providers_profiles_and_retired_models() -> None:
+    assert model_problem("fake:asks_zip") is None
+    assert model_problem("rules") is None
+    assert model_problem("openai:gpt-5") is None
+    assert "unknown provider" in (model_problem("nosuch:model") or "")
+
+
+def test_the_example_study_runs_offline_with_variants_and_epochs(tmp_path: Path) -> None:
+    study = tmp_path / "study"
+    shutil.copytree(EXAMPLE.parent, study)
+    done = medeval("run", "--study", str(study / "ship_replication.toml"), "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    run_dir = only_run(tmp_path / "runs")
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["study"]["name"] == "ship-replication"
+    assert manifest["study"]["sha256"] == sha256_file(study / "ship_replication.toml")
+    assert manifest["variants"] == ["no_system_prompt", "assistant_prompt"]
+    trials = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    # 2 scripts x 4 targets x 2 variants x 2 epochs
+    assert len(trials) == 32
+    assert {t["variant"] for t in trials} == {"no_system_prompt", "assistant_prompt"}
+    assert {t["epoch"] for t in trials} == {1, 2}
+    assert len({t["trial_key"] for t in trials}) == 32
