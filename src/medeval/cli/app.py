@@ -18,6 +18,7 @@ from medeval import __version__
 from medeval.cli import engine as engine_cli
 from medeval.cli import settings as target_cli
 from medeval.cli.calibrate import calibrate_command, print_demo_validity
+from medeval.cli.data import export_command, query_command
 from medeval.cli.models import models_command
 from medeval.cli.review import review_app
 from medeval.config import DEFAULT_JUDGE, RunConfig, StudyRef
@@ -322,6 +323,8 @@ app.command("compare")(compare_command)
 app.command("models")(models_command)
 app.add_typer(review_app, name="review")
 app.command("calibrate")(calibrate_command)
+app.command("export")(export_command)
+app.command("query")(query_command)
 
 
 @app.command()

@@ -1,0 +1,8 @@
+"""Runs as tidy tables: trials, groups, claims, checklist codes and calls, one row per thing, with
+stable column names (documented in docs/data.md), for `medeval export`, `medeval query` and
+`medeval.api`."""
+
+from medeval.export.tables import COLUMNS, TABLES, run_tables
+from medeval.export.views import connect, export_runs, find_runs
+
+__all__ = ["COLUMNS", "TABLES", "connect", "export_runs", "find_runs", "run_tables"]
