@@ -121,3 +121,8 @@ def test_the_example_study_runs_offline_with_variants_and_epochs(tmp_path: Path)
     assert {t["variant"] for t in trials} == {"no_system_prompt", "assistant_prompt"}
     assert {t["epoch"] for t in trials} == {1, 2}
     assert len({t["trial_key"] for t in trials}) == 32
+    done = medeval("report", str(run_dir), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    markdown = (run_dir / "report" / "report.md").read_text(encoding="utf-8")
+    assert "## Prompt sensitivity" in markdown
+    assert "| all targets | no_system_prompt | assistant_prompt |" in markdown

@@ -83,9 +83,8 @@ class _FakeBase(ModelAPI):
 class FakeTarget(_FakeBase):
     """Answers from a canned profile, keyed by scenario id and turn id.
 
-    With `ask_first` {"question", "answered_by"}, a scripted turn is first met with the question;
-    the canned answer comes once the beneficiary's reply matches `answered_by` (a regex), and the
-    question is asked again otherwise."""
+    With `ask_first` {"question", "answered_by"}, a scripted turn is met with the question until
+    something the beneficiary said matches `answered_by` (a regex); then the canned answer comes."""
 
     async def generate(self, request: ChatRequest) -> ChatResponse:
         profile = load_profile(self.model)
@@ -94,8 +93,11 @@ class FakeTarget(_FakeBase):
         scripted = request.metadata.get("reply_to", turn_id)
         ask = profile.get("ask_first")
         if ask and turn_id != "opening":
-            replied = scripted != turn_id
-            if not replied or not re.search(ask["answered_by"], request.messages[-1].content, re.I):
+            # Like a chatbot that remembers: once the beneficiary has said it, it is not asked again.
+            told = any(
+                re.search(ask["answered_by"], m.content, re.I) for m in request.messages if m.role == "user"
+            )
+            if not told:
                 return self._respond(request, ask["question"])
         source = load_profile(profile["responses_from"]) if "responses_from" in profile else profile
         answers: dict[str, str] = source.get("responses", {}).get(scenario_id, {})

@@ -13,6 +13,7 @@ from medeval.reporting.human import HumanReview, apply_reviews, ship_csv_row
 from medeval.reporting.load import Corpus
 from medeval.reporting.markdown import write_markdown
 from medeval.reporting.model import ReportData, ReportPaths
+from medeval.reporting.sensitivity import prompt_sensitivity
 from medeval.reporting.tables import (
     distributions,
     scenario_rows,
@@ -47,6 +48,7 @@ def collect(corpus: Corpus, human: HumanReview) -> ReportData:
         ship=ship_rows(corpus),
         distributions=distributions(corpus),
         findings=gather(corpus, seed),
+        sensitivity=prompt_sensitivity(corpus, seed),
         integrity=integrity_problems([s.directory for s in corpus.snapshots]),
         human=human,
     )

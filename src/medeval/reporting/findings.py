@@ -214,12 +214,13 @@ def _unscored(corpus: Corpus) -> list[UnscoredItem]:
 def _pairs(corpus: Corpus, seed: int) -> list[PairRow]:
     """Every pair of targets on the items both answered: (scenario, question group, epoch, run)."""
     rows = corpus.query(
-        f"SELECT target, scenario_id, question_group, epoch, run_id, ship_category = 'accurate_complete' "
-        f"FROM trial_groups WHERE {SCORED_FILTER}"
+        f"SELECT target, scenario_id, question_group, epoch, run_id, ship_category = 'accurate_complete', "
+        f"variant FROM trial_groups WHERE {SCORED_FILTER}"
     )
     outcomes: dict[str, dict[tuple[str, ...], bool]] = {}
-    for target, scenario_id, group, epoch, run_id, ac in rows:
-        outcomes.setdefault(target, {})[(scenario_id, group, str(epoch), run_id)] = bool(ac)
+    for target, scenario_id, group, epoch, run_id, ac, variant in rows:
+        # Paired within a variant too: two targets are compared under the same system prompt.
+        outcomes.setdefault(target, {})[(scenario_id, group, str(epoch), run_id, variant)] = bool(ac)
     out = []
     for a, b in list(combinations(target_order(corpus), 2))[:MAX_PAIRS]:
         if a in outcomes and b in outcomes:

@@ -36,6 +36,7 @@ TRIAL_COLUMNS: dict[str, str] = {
     "scenario_version": "VARCHAR",
     "scenario_sha256": "VARCHAR",
     "epoch": "BIGINT",
+    "variant": "VARCHAR",
     "status": "VARCHAR",
     "disagreement_rate": "DOUBLE",
     "judges": "VARCHAR[]",
@@ -115,6 +116,7 @@ class RunSnapshot(BaseModel):
     scenarios: list[ScenarioRef] = Field(default_factory=list)
     models: dict[str, dict[str, Any]] = Field(default_factory=dict)
     served_models: dict[str, list[str]] = Field(default_factory=dict, description="target -> served ids")
+    variants: list[str] = Field(default_factory=list, description="The variation matrix's levels")
 
     def judge_panel(self) -> list[str]:
         count = self.judge_count or len(self.judges)
@@ -149,6 +151,7 @@ def read_snapshot(directory: Path) -> RunSnapshot:
         prompts=dict(manifest.get("prompts") or {}),
         scenarios=[ScenarioRef.model_validate(s) for s in manifest.get("scenarios") or []],
         models=dict(manifest.get("models") or {}),
+        variants=[str(v) for v in manifest.get("variants") or []],
     )
 
 
@@ -215,7 +218,8 @@ class Corpus:
         self.con.execute("DROP TABLE raw")
         self.con.execute(
             "CREATE TABLE trial_groups AS SELECT t.run_dir, t.run_id, t.trial_id, t.scenario_id, "
-            "t.scenario_version, t.scenario_sha256, t.epoch, t.target.spec AS target, "
+            "t.scenario_version, t.scenario_sha256, t.epoch, coalesce(t.variant, '') AS variant, "
+            "t.target.spec AS target, "
             "array_to_string(t.target.served_models, ' ') AS served_model, t.status, "
             "t.flags.needs_manual_review AS needs_review, g.question_group, g.scored, g.ship_category, "
             "g.scores.accuracy AS accuracy, g.scores.completeness AS completeness, "

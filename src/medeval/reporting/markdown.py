@@ -10,6 +10,7 @@ from medeval.reporting.charts import CATEGORY_LABELS
 from medeval.reporting.findings import FactRef
 from medeval.reporting.human_render import markdown_lines as human_lines
 from medeval.reporting.model import ReportData, ReportPaths
+from medeval.reporting.sensitivity import sensitivity_lines
 from medeval.reporting.stats import Interval
 from medeval.reporting.tables import POOLED, POOLED_OTHER, ShipRow
 
@@ -391,6 +392,7 @@ def render(data: ReportData, paths: ReportPaths) -> str:
         *ship_lines(data, paths),
         *human_lines(data.human),
         *pairs_lines(data),
+        *sensitivity_lines(data.sensitivity),
         *scenario_lines(data),
         *distribution_lines(data, paths),
         *failure_lines(data),

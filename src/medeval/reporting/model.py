@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from medeval.reporting.findings import Findings
 from medeval.reporting.human import HumanReview
 from medeval.reporting.load import RunSnapshot
+from medeval.reporting.sensitivity import Sensitivity
 from medeval.reporting.tables import ScenarioRow, ShipRow, TargetRow
 
 
@@ -22,6 +23,8 @@ class ReportData(BaseModel):
     ship: list[ShipRow]
     distributions: dict[str, dict[str, list[int]]]
     findings: Findings
+    #: Category rates per variant and paired differences; None without two variants.
+    sensitivity: Sensitivity | None = None
     #: `medeval verify` errors of the runs reported on (empty when every run is intact).
     integrity: list[str] = []
     human: HumanReview
