@@ -133,3 +133,18 @@ def test_rescore_codes_the_stored_exchange_as_the_run_did(tmp_path: Path) -> Non
     assert answered.question.startswith("I'm turning 65")
     assert answered.response.startswith("Before I answer, what is your ZIP code?\n\n")
     assert answered.exchanges[0][0] == ZIP_REPLY
+
+
+def test_validate_checks_reply_patterns_and_knobs_read_through_paraphrase(tmp_path: Path) -> None:
+    from medeval.lint import lint_file
+
+    data = json.loads(scenario_file(tmp_path).read_text())
+    data["persona_replies"]["replies"].append({"pattern": "zip(", "reply": "43215"})
+    data["variation_knobs"] = {"paraphrase": False, "tone": "worried"}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    findings = [f.line() for f in lint_file(path)]
+    assert any("persona_replies.replies[1].pattern" in f and "does not compile" in f for f in findings), (
+        findings
+    )
+    assert any("tone is applied through the questioner's paraphrase" in f for f in findings), findings

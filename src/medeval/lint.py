@@ -85,6 +85,7 @@ def lint_file(path: Path, *, plan_year: int | None = None) -> list[Finding]:
     _pattern_checks(data, facts, out)
     _date_checks(data, facts, plan_year or date.today().year, out)
     _knob_checks(data, out)
+    _reply_checks(data, out)
     _coverage_checks(data, facts, out)
     return out.findings
 
@@ -300,6 +301,17 @@ def _date_checks(
             )
 
 
+def _reply_checks(data: dict[str, Any], out: _Collector) -> None:
+    """Scripted persona replies: every pattern must compile (the schema checks the rest)."""
+    replies = data.get("persona_replies")
+    if not isinstance(replies, dict):
+        return
+    for i, option in _dicts(replies.get("replies")):
+        pattern = option.get("pattern")
+        if isinstance(pattern, str):
+            _compiled(pattern, ("persona_replies", "replies", i, "pattern"), out)
+
+
 def _knob_checks(data: dict[str, Any], out: _Collector) -> None:
     knobs = data.get("variation_knobs")
     if not isinstance(knobs, dict):
@@ -310,6 +322,13 @@ def _knob_checks(data: dict[str, Any], out: _Collector) -> None:
             f"knob {name!r} is kept but nothing in medeval reads it "
             f"(known knobs: {', '.join(VariationKnobs.model_fields)})",
         )
+    for name in ("tone", "reading_level"):
+        if knobs.get(name) and not knobs.get("paraphrase"):
+            out.warning(
+                ("variation_knobs", name),
+                f"{name} is applied through the questioner's paraphrase; set paraphrase to true "
+                "(and pass --questioner) or remove it",
+            )
 
 
 def _coverage_checks(data: dict[str, Any], facts: list[tuple[int, dict[str, Any]]], out: _Collector) -> None:
