@@ -148,3 +148,17 @@ def test_validate_checks_reply_patterns_and_knobs_read_through_paraphrase(tmp_pa
         findings
     )
     assert any("tone is applied through the questioner's paraphrase" in f for f in findings), findings
+
+
+def test_ship_persona_gives_its_zip_code_and_every_group_is_coded_as_if_asked_directly(
+    tmp_path: Path,
+) -> None:
+    script = SCENARIOS / "ship_medicare_only.json"
+    asking = one_trial(tmp_path / "asks", script, "fake:asks_zip")
+    direct = one_trial(tmp_path / "direct", script, "fake:accurate")
+    replies = [t.text for t in asking.conversation if t.role == "user" and t.reply_to]
+    # Told once (after the first scripted question), the chatbot does not ask again.
+    assert replies == ["My ZIP code is 43215."]
+    assert {g.question_group: g.ship_category for g in asking.groups} == {
+        g.question_group: g.ship_category for g in direct.groups
+    }
