@@ -162,3 +162,20 @@ def test_ship_persona_gives_its_zip_code_and_every_group_is_coded_as_if_asked_di
     assert {g.question_group: g.ship_category for g in asking.groups} == {
         g.question_group: g.ship_category for g in direct.groups
     }
+
+
+def test_report_highlights_claims_in_the_answer_after_the_persona_reply(tmp_path: Path) -> None:
+    from medeval.reporting.html import exchange_offsets
+
+    record = one_trial(tmp_path, scenario_file(tmp_path), "fake:asks_zip")
+    first = record.conversation[1].text
+    # The chatbot's question starts the coded text; its answer after the reply follows a blank line.
+    assert exchange_offsets(record) == {1: 0, 3: len(first) + 2}
+    answer = record.conversation[3].text
+    from medeval.trial import answered_text
+
+    coded = answered_text(first, [(ZIP_REPLY, answer)])
+    claim = next(c for c in record.claims if "Original Medicare" in c.text)
+    span = claim.quote_spans[0]
+    start = span.start - (len(first) + 2)
+    assert coded[span.start : span.end] == answer[start : start + span.end - span.start]

@@ -140,15 +140,21 @@ def trial_view(corpus: Corpus, record: TrialRecord, index: int) -> dict[str, Any
             }
         )
     turns = []
-    for turn in record.conversation:
-        views = claim_views.get(turn.turn_id, []) if turn.role == "assistant" else []
-        body = highlight(
-            turn.text,
-            [
-                (v["dom_id"], v["verdict"], [(span.start, span.end) for span in v["claim"].quote_spans])
-                for v in views
-            ],
-        )
+    offsets = exchange_offsets(record)
+    for position, turn in enumerate(record.conversation):
+        views = claim_views.get(turn.reply_to or turn.turn_id, []) if turn.role == "assistant" else []
+        # A scripted turn's claims quote the text of its whole exchange (trial.answered_text): each
+        # answer of the exchange shows the spans that fall in it, shifted to its own text.
+        shift = offsets.get(position)
+        spans = {
+            v["dom_id"]: [
+                (span.start - (shift or 0), span.end - (shift or 0)) for span in v["claim"].quote_spans
+            ]
+            for v in views
+        }
+        if shift is not None:
+            views = [v for v in views if any(0 <= a < b <= len(turn.text) for a, b in spans[v["dom_id"]])]
+        body = highlight(turn.text, [(v["dom_id"], v["verdict"], spans[v["dom_id"]]) for v in views])
         turns.append({"turn": turn, "body": body, "claims": views})
     groups = [
         {
@@ -164,6 +170,24 @@ def trial_view(corpus: Corpus, record: TrialRecord, index: int) -> dict[str, Any
         "groups": groups,
         "group_cats": " ".join(f"{g.question_group}:{g.ship_category.value}" for g in record.groups),
     }
+
+
+def exchange_offsets(record: TrialRecord) -> dict[int, int]:
+    """Where each assistant turn of an exchange with persona replies starts in the text its group
+    was coded on (the answers joined by a blank line), by position in the conversation; turns of
+    scripted questions the chatbot asked nothing back on are not listed."""
+    asked_back = {t.reply_to for t in record.conversation if t.reply_to}
+    ends: dict[str, int] = {}
+    offsets: dict[int, int] = {}
+    for position, turn in enumerate(record.conversation):
+        if turn.role != "assistant" or turn.error:
+            continue
+        if turn.reply_to is None and turn.turn_id in asked_back:
+            offsets[position], ends[turn.turn_id] = 0, len(turn.text)
+        elif turn.reply_to in ends and turn.text:
+            offsets[position] = ends[turn.reply_to] + 2
+            ends[turn.reply_to] = offsets[position] + len(turn.text)
+    return offsets
 
 
 def _script_of(group: str, scenario_id: str, corpus: Corpus) -> str:
