@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from medeval.cli import main
+from medeval.reporting.build import build_report
 from medeval.reporting.compare import compare_runs, write_comparison
 from medeval.schemas import ShipCategory
 
@@ -146,3 +148,76 @@ def test_compare_with_a_missing_run_is_one_line_and_exit_2(
     assert exit_info.value.code == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "nope" in lines[0]
+
+
+def one_epoch_run(parent: Path, run_id: str, scenarios: list[Path], plan: dict[str, ShipCategory]) -> Path:
+    """One epoch per target, every question group of every scenario in the category `plan` gives."""
+    records = []
+    index = 0
+    for target, category in plan.items():
+        for scenario in scenarios:
+            index += 1
+            groups = [t["question_group"] for t in json.loads(scenario.read_text())["scripted_turns"]]
+            records.append(
+                make_record(run_id, index, target, dict.fromkeys(groups, category), scenario_id=scenario.stem)
+            )
+    return write_run(parent, run_id, records, scenario_paths=scenarios)
+
+
+def five_scenarios(tmp_path: Path) -> list[Path]:
+    layout = {"s1": ("QG1", "QG9", "QG12"), "s2": ("QG1", "QG9"), "s3": ("QG12",), "s4": ("QG1",)}
+    layout |= {"s5": ("QG9",)}
+    return [write_scenario(tmp_path, scenario_id=s, groups=groups) for s, groups in layout.items()]
+
+
+def test_always_right_against_always_wrong_is_significant_pooled(tmp_path: Path) -> None:
+    scenarios = five_scenarios(tmp_path)
+    run_a = one_epoch_run(tmp_path / "runs", "runA", scenarios, {"fake:accurate": AC})
+    run_b = one_epoch_run(tmp_path / "runs", "runB", scenarios, {"fake:outdated": INC, "fake:extra": AC})
+    comparison = compare_runs(run_a, run_b)
+    # One epoch per group: no single group can reach significance, the pooled test can.
+    assert comparison.flagged() == []
+    pooled = {(p.target_a, p.target_b): p for p in comparison.pooled}
+    outdated = pooled[("fake:accurate", "fake:outdated")]
+    assert (outdated.ac.n_pairs, outdated.ac.clusters, outdated.ac.difference) == (8, 5, -1.0)
+    assert outdated.ac.significant and outdated.incorrect.significant
+    assert outdated.ac.low is not None and outdated.ac.high is not None
+    assert -1.0 <= outdated.ac.low < outdated.ac.high < 0
+    assert not pooled[("fake:accurate", "fake:extra")].ac.significant
+    markdown, _ = write_comparison(comparison, tmp_path / "out")
+    text = markdown.read_text(encoding="utf-8")
+    pooled_section = text.split("## Pooled across question groups")[1].split("## Significant changes")[0]
+    assert "| fake:accurate | fake:outdated | A&C | 8 | 5 | 100.0% | 0.0% | -100.0 pp (" in pooled_section
+    assert "SIGNIFICANT | 8 / 0 | 0.008 |" in pooled_section  # exact McNemar: 2 * 0.5 ** 8
+
+
+def test_targets_scenarios_and_groups_in_one_run_only_are_listed(tmp_path: Path) -> None:
+    scenarios = five_scenarios(tmp_path)
+    run_a = one_epoch_run(tmp_path / "runs", "runA", scenarios[:4], {"fake:a": AC, "fake:b": AC})
+    run_b = one_epoch_run(tmp_path / "runs", "runB", scenarios[1:], {"fake:a": AC, "fake:c": AC})
+    comparison = compare_runs(run_a, run_b)
+    assert comparison.presence is not None
+    assert comparison.presence.targets_a == ["fake:b"] and comparison.presence.targets_b == ["fake:c"]
+    assert comparison.presence.scenarios_a == ["s1"] and comparison.presence.scenarios_b == ["s5"]
+    changes = "\n".join(comparison.snapshot_changes)
+    assert "Targets only in B (1): fake:c" in changes and "Scenarios only in A (1): s1" in changes
+    markdown, _ = write_comparison(comparison, tmp_path / "out")
+    assert "Nothing:" not in markdown.read_text(encoding="utf-8")
+
+
+def test_a_run_compared_with_itself_says_so(tmp_path: Path) -> None:
+    scenario = write_scenario(tmp_path)
+    run_a = fixture_run(tmp_path / "runs", "runA", scenario, qg9=AC)
+    comparison = compare_runs(run_a, run_a)
+    assert comparison.same_run
+    markdown, _ = write_comparison(comparison, tmp_path / "out")
+    assert "A and B are the same run" in markdown.read_text(encoding="utf-8")
+
+
+def test_report_of_two_single_model_runs_pairs_their_trials(tmp_path: Path) -> None:
+    scenarios = five_scenarios(tmp_path)
+    run_a = one_epoch_run(tmp_path / "runs", "runA", scenarios, {"fake:accurate": AC})
+    run_b = one_epoch_run(tmp_path / "runs", "runB", scenarios, {"fake:outdated": INC})
+    paths = build_report([run_a, run_b], tmp_path / "report")
+    text = paths.markdown.read_text(encoding="utf-8")
+    assert "| fake:accurate | fake:outdated | A&C | 8 | 5 | 100.0% | 0.0% | -100.0 pp (" in text

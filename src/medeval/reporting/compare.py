@@ -20,6 +20,15 @@ from statsmodels.stats.multitest import multipletests
 
 from medeval.redact import redact
 from medeval.reporting.baseline import SHIP_CATEGORIES, group_sort_key
+from medeval.reporting.compare_pooled import (
+    Pooled,
+    Presence,
+    pooled,
+    pooled_cells,
+    pooled_markdown,
+    presence,
+)
+from medeval.reporting.compare_pooled import outcomes as pooled_outcomes
 from medeval.reporting.load import Corpus, RunSnapshot
 from medeval.reporting.stats import SIGNIFICANCE, Difference, mean_difference, proportion_difference
 from medeval.reporting.tables import SCORED_FILTER, write_csv
@@ -70,6 +79,11 @@ class Comparison(BaseModel):
     changes: list[Change]
     only_a: list[str]
     only_b: list[str]
+    #: One paired test per target pair across every question group (reporting/compare_pooled.py).
+    pooled: list[Pooled] = []
+    presence: Presence | None = None
+    #: A and B are the same run directory: every difference is zero by construction.
+    same_run: bool = False
 
     def flagged(self) -> list[Change]:
         return [c for c in self.changes if c.significant]
@@ -121,13 +135,16 @@ def _outcomes(corpus: Corpus) -> dict[Key, list[tuple[str, list[float | None]]]]
 
 
 def _target_pairs(a: Iterable[str], b: Iterable[str]) -> list[tuple[str, str]]:
-    """Same spec in both runs; or, when each run has one target, those two (model-to-model)."""
+    """Same spec in both runs; or, with no spec in common and one target in a run, that target against
+    each target of the other run (model-to-model)."""
     targets_a, targets_b = list(dict.fromkeys(a)), list(dict.fromkeys(b))
     common = [t for t in targets_a if t in targets_b]
     if common:
         return [(t, t) for t in common]
-    if len(targets_a) == 1 and len(targets_b) == 1:
-        return [(targets_a[0], targets_b[0])]
+    if len(targets_a) == 1:
+        return [(targets_a[0], t) for t in targets_b]
+    if len(targets_b) == 1:
+        return [(t, targets_b[0]) for t in targets_a]
     return []
 
 
@@ -135,11 +152,12 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
     corpus_a, corpus_b = Corpus([run_a]), Corpus([run_b])
     try:
         outcomes_a, outcomes_b = _outcomes(corpus_a), _outcomes(corpus_b)
+        items_a, items_b = pooled_outcomes(corpus_a), pooled_outcomes(corpus_b)
         snap_a, snap_b = corpus_a.snapshots[0], corpus_b.snapshots[0]
     finally:
         corpus_a.close()
         corpus_b.close()
-    pairs = _target_pairs((k[0] for k in outcomes_a), (k[0] for k in outcomes_b))
+    pairs = _target_pairs(items_a, items_b)
     changes: list[Change] = []
     matched_a: set[Key] = set()
     matched_b: set[Key] = set()
@@ -191,13 +209,17 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
                     )
                 )
     _holm(changes)
+    where = presence(items_a, items_b, pairs)
     return Comparison(
         run_a=snap_a,
         run_b=snap_b,
-        snapshot_changes=snapshot_changes(snap_a, snap_b, pairs),
+        snapshot_changes=snapshot_changes(snap_a, snap_b, pairs) + where.lines(),
         changes=changes,
         only_a=[" / ".join(k) for k in sorted(set(outcomes_a) - matched_a)],
         only_b=[" / ".join(k) for k in sorted(set(outcomes_b) - matched_b)],
+        pooled=pooled(items_a, items_b, pairs),
+        presence=where,
+        same_run=run_a.resolve() == run_b.resolve() or snap_a.run_id == snap_b.run_id,
     )
 
 
@@ -229,6 +251,9 @@ def _fmt_change(change: Change) -> str:
     return text
 
 
+SAME_RUN = "A and B are the same run: every difference below is zero by construction."
+
+
 def render_markdown(comparison: Comparison) -> str:
     a, b = comparison.run_a, comparison.run_b
     lines = [
@@ -239,10 +264,13 @@ def render_markdown(comparison: Comparison) -> str:
         "## What changed between the snapshots",
         "",
     ]
-    nothing = "- Nothing: same served models, prompts, scenarios and judges."
+    if comparison.same_run:
+        lines += [f"- **{SAME_RUN}**"]
+    nothing = "- Nothing: same targets, scenarios, served models, prompts and judges."
     lines += [f"- **{c}**" for c in comparison.snapshot_changes] or [nothing]
+    lines += ["", *pooled_markdown(comparison.pooled)]
     flagged = comparison.flagged()
-    lines += ["", f"## Significant changes ({len(flagged)})", ""]
+    lines += [f"## Significant changes per question group ({len(flagged)})", ""]
     header = "| Target | Scenario | Question group | Metric | A | B | B − A [95% CI] | p (Holm) |"
     lines += (
         [header, "|---|---|---|---|---|---|---|---|"]
@@ -276,6 +304,8 @@ def _md_row(c: Change) -> str:
 
 
 def print_comparison(comparison: Comparison, console: Console) -> None:
+    if comparison.same_run:
+        console.print(Text(SAME_RUN, style="bold yellow"), highlight=False)
     if comparison.snapshot_changes:
         console.print("[bold yellow]What changed between the snapshots:[/]")
         for line in comparison.snapshot_changes:
@@ -283,7 +313,8 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
                 Text(f"  ! {line}", style="bold yellow"), emoji=False, highlight=False, soft_wrap=True
             )
     else:
-        console.print("Snapshots match: same served models, prompts, scenarios and judges.")
+        console.print("Snapshots match: same targets, scenarios, served models, prompts and judges.")
+    print_pooled(comparison, console)
     table = Table(
         title="Changes B − A per question group (A&C rate, accuracy, completeness)", title_justify="left"
     )
@@ -306,6 +337,28 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
             Text("SIGNIFICANT", style="bold red") if flagged else "",
         )
     emit(console, fit(table, console))
+
+
+def print_pooled(comparison: Comparison, console: Console) -> None:
+    table = Table(title="Pooled across question groups: B − A (clustered by scenario)", title_justify="left")
+    for column in ("target A", "target B", "rate", "pairs", "A", "B", "B − A (95% CI)", "only A / B", "p"):
+        table.add_column(column)
+    for row in comparison.pooled:
+        for label, result in (("A&C", row.ac), ("Incorrect", row.incorrect)):
+            cells = pooled_cells(result)
+            style = "bold red" if result.significant else ""
+            table.add_row(
+                Text(row.target_a),
+                Text(row.target_b),
+                label,
+                str(result.n_pairs),
+                cells[0],
+                cells[1],
+                Text(cells[2], style=style),
+                cells[3],
+                cells[4],
+            )
+    console.print(table)
 
 
 def write_comparison(comparison: Comparison, out: Path) -> tuple[Path, Path]:

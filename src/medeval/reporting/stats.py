@@ -8,6 +8,7 @@ form that resamples whole clusters, so it is written here, seeded, on numpy.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 
 import krippendorff
@@ -38,13 +39,36 @@ class Interval(BaseModel):
             return "n/a"
         if self.low is None or self.high is None:
             return _pct(self.estimate) if percent else f"{self.estimate:.2f}"
-        if percent:
-            return f"{_pct(self.estimate)} ({_pct(self.low)}–{_pct(self.high)})"
-        return f"{self.estimate:.2f} ({self.low:.2f}–{self.high:.2f})"
+        if self.high - self.low < 1e-12:
+            # Every resample gave the same value: there is no spread to report, not a certain one.
+            shown = _pct(self.estimate) if percent else f"{self.estimate:.2f}"
+            return f"{shown} (no variation, n={self.n})"
+        low, high = (_pct(self.low), _pct(self.high)) if percent else (f"{self.low:.2f}", f"{self.high:.2f}")
+        # "to" rather than a dash keeps negative bounds readable ("-88.0% to -12.0%", not "–-88.0%").
+        joiner = " to " if self.low < 0 or self.high < 0 else "–"
+        shown = _pct(self.estimate) if percent else f"{self.estimate:.2f}"
+        return f"{shown} ({low}{joiner}{high})"
 
 
 def _pct(value: float) -> str:
     return f"{100 * value:.1f}%"
+
+
+def fmt_p(p_value: float | None) -> str:
+    """A p-value as a reader expects it: "< 0.001" rather than a rounded "0.000"."""
+    if p_value is None:
+        return "n/a"
+    return "< 0.001" if p_value < 0.001 else f"{p_value:.3f}"
+
+
+def fmt_points(difference: float | None, low: float | None = None, high: float | None = None) -> str:
+    """A difference of rates in percentage points with its interval: "-12.3 pp (-20.1 to -4.0)"."""
+    if difference is None:
+        return "n/a"
+    text = f"{100 * difference:+.1f} pp"
+    if low is not None and high is not None:
+        text += f" ({100 * low:+.1f} to {100 * high:+.1f})"
+    return text
 
 
 def wilson(successes: int, n: int, confidence: float = CONFIDENCE) -> Interval:
@@ -226,8 +250,12 @@ def mean_difference(a: Sequence[float], b: Sequence[float], confidence: float = 
             high=None,
             p_value=p_value,
         )
-    result = scipy_stats.ttest_ind(xb, xa, equal_var=False)
-    ci = result.confidence_interval(confidence_level=confidence)
+    with warnings.catch_warnings():
+        # Nearly identical samples make scipy warn about precision loss; the result is still right
+        # and the warning would only reach the terminal as noise.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = scipy_stats.ttest_ind(xb, xa, equal_var=False)
+        ci = result.confidence_interval(confidence_level=confidence)
     return Difference(
         a=mean_a,
         b=mean_b,
