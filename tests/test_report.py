@@ -382,10 +382,10 @@ def test_html_question_table_sets_counselors_beside_the_pooled_targets(tmp_path:
     # QG1: the targets pooled give 2 of 8 accurate & complete; the counselors 105 of 184 (57.1%).
     assert f"{25 - 100 * 105 / 184:+.1f}" == "-32.1"
     assert "-32.1 pp" in html
-    assert "57% <span" in html and "n=184" in html and "n=8</span>" in html
-    assert html.count('<tr class="model-row" data-target="fake:a"') == 3  # QG1, QG9, QG12
-    # Wilson intervals beside the bars: counselors 105/184, AI targets 2/8.
-    assert "SHIP 95% CI 50–64%" in html and "AI 95% CI 7–59%" in html
+    assert '<span class="qv">57%</span>' in html and "n 184 / 8" in html
+    assert html.count('<tr class="model-row model" data-drawer="medicare_only|') == 6  # 2 targets x 3
+    # Wilson intervals on the bars: counselors 105/184, AI targets 2/8.
+    assert "SHIP counselors, n=184: 95% CI 50–64%" in html and "AI, n=8: 95% CI 7–59%" in html
 
 
 def test_a_run_without_trials_is_a_clear_error(tmp_path: Path) -> None:
@@ -403,7 +403,8 @@ def test_paired_comparison_of_targets_is_in_both_documents(tmp_path: Path) -> No
     # fake:a against fake:b on the same 12 items, accurate & complete 7 and 7. Discordant, by hand:
     # QG1 epochs 1-2 (a AC, b SI) and QG9 epoch 1 (a AC, b INC): only a = 3;
     # QG12 epochs 1-2 (a NS, b AC) and epoch 4 (a incomplete data, b AC): only b = 3.
-    assert "| fake:a | fake:b | 12 | 58.3% | 58.3% | 0.0 pp |" in markdown
+    # One scenario is one cluster: the exact McNemar test on 3 against 3 discordant pairs.
+    assert "| fake:a | fake:b | A&C | 12 | 1 | 58.3% | 58.3% | +0.0 pp (" in markdown
     assert "| 3 / 3 | 1.000 |" in markdown
     html = paths.html.read_text(encoding="utf-8")
     assert 'id="pairs-table"' in html and '<td class="num">3 / 3</td>' in html

@@ -27,7 +27,12 @@ from medeval.lint import lint_paths
 from medeval.orchestrator import RunInterrupted, RunResult, run
 from medeval.progress import choose_progress
 from medeval.redact import redact
-from medeval.reporting.commands import compare_command, report_after_demo, report_command
+from medeval.reporting.commands import (
+    compare_command,
+    print_headline_of,
+    report_after_demo,
+    report_command,
+)
 from medeval.scenarios import bundled_scenarios_dir, expand_paths, upgrade_scenario_file
 from medeval.schemas import ShipCategory
 from medeval.study import load_study, study_problems
@@ -70,6 +75,7 @@ SHIP_SHORT = {
 def print_summary(result: RunResult, console: Console = out) -> None:
     """Two narrow tables (scores; SHIP categories) rather than one of twelve columns: each fits an
     80-column terminal with every target name whole."""
+    print_headline_of(result.store.directory, console)
     summaries = summarise(result.records)
     scores = Table(title=f"run {result.store.run_id}", title_justify="left")
     scores.add_column("target / served model", no_wrap=True)

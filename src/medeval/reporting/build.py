@@ -7,7 +7,9 @@ from pathlib import Path
 from medeval.audit import verify_run
 from medeval.errors import UserError
 from medeval.reporting import DEFAULT_HTML_TRIALS, charts
+from medeval.reporting.consistency import consistency
 from medeval.reporting.findings import gather
+from medeval.reporting.headline import headline
 from medeval.reporting.html import write_html
 from medeval.reporting.human import HumanReview, apply_reviews, ship_csv_row
 from medeval.reporting.load import Corpus
@@ -51,6 +53,8 @@ def collect(corpus: Corpus, human: HumanReview) -> ReportData:
         sensitivity=prompt_sensitivity(corpus, seed),
         integrity=integrity_problems([s.directory for s in corpus.snapshots]),
         human=human,
+        headline=headline(corpus),
+        consistency=consistency(corpus),
     )
 
 

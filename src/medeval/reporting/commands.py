@@ -76,6 +76,28 @@ def compare_command(
     out.print(f"compare: {csv_path}", highlight=False, soft_wrap=True)
 
 
+def print_headline_of(run_dir: Path, console: Console) -> None:
+    """The run's headline (targets beside the counselors on the study's groups), read back from disk
+    so a resumed run's earlier trials count too."""
+    import warnings
+
+    from medeval.reporting.headline import headline
+    from medeval.reporting.headline_text import print_headline
+    from medeval.reporting.load import Corpus
+    from medeval.storage import RESULTS
+
+    if not (run_dir / RESULTS).is_file():
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torn lines are reported by `medeval report` and `verify`
+        corpus = Corpus([run_dir])
+    try:
+        if corpus.trial_count():
+            print_headline(headline(corpus), console)
+    finally:
+        corpus.close()
+
+
 def report_after_demo(run_dir: Path, console: Console) -> None:
     """The demo ends with the report of its own run."""
     from medeval.reporting.build import build_report

@@ -10,7 +10,8 @@ from pydantic import BaseModel
 
 from medeval.reporting.baseline import group_sort_key
 from medeval.reporting.load import Corpus, span_pairs
-from medeval.reporting.stats import Agreement, PairedComparison, agreement, paired_comparison
+from medeval.reporting.paired import PairedRate, paired_rate
+from medeval.reporting.stats import Agreement, agreement
 from medeval.reporting.tables import SCORED_FILTER, target_order
 
 TOP = 10
@@ -66,7 +67,9 @@ class UnscoredItem(BaseModel):
 class PairRow(BaseModel):
     target_a: str
     target_b: str
-    result: PairedComparison
+    #: B minus A, pooled over every item both answered, clustered by scenario (reporting/paired.py).
+    ac: PairedRate
+    incorrect: PairedRate
 
 
 class Findings(BaseModel):
@@ -211,23 +214,35 @@ def _unscored(corpus: Corpus) -> list[UnscoredItem]:
     return [UnscoredItem(trial_id=a, target=b, scenario_id=c, item=d, reason=e) for a, b, c, d, e in rows]
 
 
-def _pairs(corpus: Corpus, seed: int) -> list[PairRow]:
-    """Every pair of targets on the items both answered: (scenario, question group, epoch, run)."""
+def _pairs(corpus: Corpus) -> list[PairRow]:
+    """Every pair of targets on the items both answered: (scenario, question group, epoch), so two
+    single-model runs reported together pair up."""
     rows = corpus.query(
-        f"SELECT target, scenario_id, question_group, epoch, run_id, ship_category = 'accurate_complete', "
-        f"variant FROM trial_groups WHERE {SCORED_FILTER}"
+        "SELECT target, scenario_id, question_group, epoch, ship_category, variant "
+        f"FROM trial_groups WHERE {SCORED_FILTER}"
     )
-    outcomes: dict[str, dict[tuple[str, ...], bool]] = {}
-    for target, scenario_id, group, epoch, run_id, ac, variant in rows:
+    outcomes: dict[str, dict[tuple[str, ...], str]] = {}
+    for target, scenario_id, group, epoch, category, variant in rows:
         # Paired within a variant too: two targets are compared under the same system prompt.
-        outcomes.setdefault(target, {})[(scenario_id, group, str(epoch), run_id, variant)] = bool(ac)
+        outcomes.setdefault(target, {})[(scenario_id, group, str(epoch), variant)] = category
     out = []
     for a, b in list(combinations(target_order(corpus), 2))[:MAX_PAIRS]:
         if a in outcomes and b in outcomes:
             out.append(
-                PairRow(target_a=a, target_b=b, result=paired_comparison(outcomes[a], outcomes[b], seed=seed))
+                PairRow(
+                    target_a=a,
+                    target_b=b,
+                    ac=paired_rate(
+                        _is(outcomes[a], "accurate_complete"), _is(outcomes[b], "accurate_complete")
+                    ),
+                    incorrect=paired_rate(_is(outcomes[a], "incorrect"), _is(outcomes[b], "incorrect")),
+                )
             )
     return out
+
+
+def _is(outcomes: dict[tuple[str, ...], str], category: str) -> dict[tuple[str, ...], bool]:
+    return {key: value == category for key, value in outcomes.items()}
 
 
 def gather(corpus: Corpus, seed: int) -> Findings:
@@ -246,5 +261,5 @@ def gather(corpus: Corpus, seed: int) -> Findings:
         review_trials=[(str(a), str(b), str(c), float(d or 0.0)) for a, b, c, d in review],
         usage=_usage(corpus),
         unscored=_unscored(corpus),
-        pairs=_pairs(corpus, seed),
+        pairs=_pairs(corpus),
     )

@@ -16,55 +16,30 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
-from pydantic import BaseModel
 
 from medeval.redact import redact
-from medeval.reporting.baseline import SHIP_CATEGORIES, baseline_citation, baseline_for, group_sort_key
+from medeval.reporting.baseline import SHIP_CATEGORIES, baseline_citation, group_sort_key
 from medeval.reporting.charts import CATEGORY_COLOURS, CATEGORY_LABELS
+from medeval.reporting.drawer import drawer_block, drawer_entries
 from medeval.reporting.findings import fact_ref
+from medeval.reporting.headline import HEADLINE_CATEGORIES
 from medeval.reporting.human_render import html_section
 from medeval.reporting.load import Corpus
 from medeval.reporting.model import ReportData, ReportPaths
-from medeval.reporting.stats import wilson
-from medeval.reporting.tables import POOLED, SCORED_FILTER, target_order
+from medeval.reporting.pairs_text import PAIRED_NOTE
+from medeval.reporting.question_table import TABLE_CATEGORIES, question_rows
+from medeval.reporting.stats import fmt_p
+from medeval.reporting.tables import POOLED
 from medeval.schemas import FinalClaim, TrialRecord
 
 # Worst verdict wins where two claims' quotes overlap.
 VERDICT_RANK = {"CONTRADICTED": 3, "PENDING": 2, "NOT_IN_KEY": 1, "SUPPORTED": 0}
-TABLE_CATEGORIES = ("accurate_complete", "substantive_incomplete", "not_substantive", "incorrect")
 _SCHEME = re.compile(r"(?i)\b(https?):(//)")
 
 
 def safe_text(text: str) -> Markup:
     """Escaped text in which a URL in a model's answer cannot read as a link to an external asset."""
     return Markup(_SCHEME.sub(lambda m: f"{m.group(1)}:\u200b{m.group(2)}", str(escape(text))))
-
-
-class Bar(BaseModel):
-    counselor_pct: float | None
-    counselor_n: int
-    counselor_ci: str
-    ai_pct: float | None
-    ai_n: int
-    ai_ci: str
-
-
-def ci_text(successes: int, n: int) -> str:
-    interval = wilson(successes, n)
-    if interval.low is None or interval.high is None:
-        return ""
-    return f"95% CI {100 * interval.low:.0f}–{100 * interval.high:.0f}%"
-
-
-class QuestionRow(BaseModel):
-    question_group: str
-    order: int
-    topic: str
-    question: str
-    cells: dict[str, Bar]
-    delta_ac: float | None
-    counselor_ac: float | None
-    models: list[dict[str, Any]]
 
 
 def highlight(text: str, claims: list[tuple[str, str, list[tuple[int, int]]]]) -> Markup:
@@ -190,77 +165,6 @@ def exchange_offsets(record: TrialRecord) -> dict[int, int]:
     return offsets
 
 
-def _script_of(group: str, scenario_id: str, corpus: Corpus) -> str:
-    human = baseline_for(group)
-    if human and human[0].persona in ("medicare_only", "dual_eligible"):
-        return human[0].persona
-    # QG1 is in both study scripts, and other groups belong to their scenario's script.
-    scenario = corpus.scenario(scenario_id)
-    return scenario.script if scenario and scenario.script else "other"
-
-
-def question_rows(corpus: Corpus) -> dict[str, list[QuestionRow]]:
-    """Per script, one row per question group in script order: counselors (combined) beside the AI
-    targets pooled over the scenarios of that script, per category, with the model rows underneath."""
-    counts: dict[str, dict[str, dict[str, dict[str, int]]]] = {}
-    questions: dict[tuple[str, str], str] = {}
-    for scenario_id, group, target, category, count in corpus.query(
-        "SELECT scenario_id, question_group, target, ship_category, count(*) FROM trial_groups "
-        f"WHERE {SCORED_FILTER} GROUP BY ALL"
-    ):
-        script = _script_of(group, scenario_id, corpus)
-        by_target = counts.setdefault(script, {}).setdefault(group, {})
-        by_target.setdefault(target, dict.fromkeys(SHIP_CATEGORIES, 0))[category] += count
-        scenario = corpus.scenario(scenario_id)
-        if scenario is not None and (script, group) not in questions:
-            questions[(script, group)] = " / ".join(t.user_message for t in scenario.groups().get(group, []))
-    order = target_order(corpus)
-    out: dict[str, list[QuestionRow]] = {}
-    for script, groups in sorted(counts.items()):
-        rows = []
-        for position, group in enumerate(sorted(groups, key=group_sort_key)):
-            counselor = {row.mode: row for row in baseline_for(group)}.get("combined")
-            models = sorted(groups[group].items(), key=lambda item: order.index(item[0]))
-            pooled = {c: sum(m[c] for _, m in models) for c in SHIP_CATEGORIES}
-            ai_n = sum(pooled.values())
-            cells = {
-                c: Bar(
-                    counselor_pct=100 * counselor.counts[c] / counselor.n
-                    if counselor and counselor.n
-                    else None,
-                    counselor_n=counselor.n if counselor else 0,
-                    counselor_ci=ci_text(counselor.counts[c], counselor.n) if counselor else "",
-                    ai_pct=100 * pooled[c] / ai_n if ai_n else None,
-                    ai_n=ai_n,
-                    ai_ci=ci_text(pooled[c], ai_n),
-                )
-                for c in TABLE_CATEGORIES
-            }
-            ac = cells["accurate_complete"]
-            delta = None
-            if ac.ai_pct is not None and ac.counselor_pct is not None:
-                delta = ac.ai_pct - ac.counselor_pct
-            model_rows = []
-            for target, categories in models:
-                n = sum(categories.values())
-                shares = {c: 100 * categories[c] / n if n else None for c in TABLE_CATEGORIES}
-                model_rows.append({"target": target, "n": n, "pct": shares})
-            rows.append(
-                QuestionRow(
-                    question_group=group,
-                    order=position,
-                    topic=counselor.topic if counselor else "",
-                    question=questions.get((script, group), ""),
-                    cells=cells,
-                    delta_ac=delta,
-                    counselor_ac=ac.counselor_pct,
-                    models=model_rows,
-                )
-            )
-        out[script] = rows
-    return out
-
-
 def fact_glossary(corpus: Corpus, trials: list[dict[str, Any]]) -> Markup:
     """Every fact the shown transcripts cite or miss, once per page, as JSON for the page script.
 
@@ -295,11 +199,14 @@ def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials:
     trials = [
         trial_view(corpus, record, i) for i, record in enumerate(corpus.records(limit=max_trials), start=1)
     ]
+    drawer_encoding, drawer_payload = drawer_block(drawer_entries(corpus, [t["record"] for t in trials]))
     html = template.render(
         data=data,
         trials=trials,
         shown=len(trials),
         question_tables=question_rows(corpus),
+        drawer_encoding=drawer_encoding,
+        drawer_payload=drawer_payload,
         categories=TABLE_CATEGORIES,
         all_categories=SHIP_CATEGORIES,
         labels=CATEGORY_LABELS,
@@ -313,5 +220,9 @@ def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials:
         glossary=fact_glossary(corpus, trials),
         anchors={view["record"].trial_id: view["dom_id"] for view in trials},
         human=html_section(data.human),
+        headline=data.headline,
+        headline_categories=HEADLINE_CATEGORIES,
+        fmt_p=fmt_p,
+        paired_note=PAIRED_NOTE,
     )
     paths.html.write_text(redact(html), encoding="utf-8")

@@ -44,7 +44,7 @@ TRIAL_COLUMNS: dict[str, str] = {
     "final_scores": _SCORES,
     "groups": (
         f"STRUCT(question_group VARCHAR, turn_ids VARCHAR[], scored BOOLEAN, scores {_SCORES}, "
-        "ship_category VARCHAR, required_points VARCHAR[])[]"
+        "ship_category VARCHAR, required_points VARCHAR[], deviations VARCHAR[])[]"
     ),
     "flags": (
         "STRUCT(refusal BOOLEAN, hallucinated_specifics BOOLEAN, needs_manual_review BOOLEAN, "
@@ -225,7 +225,7 @@ class Corpus:
             "g.scores.accuracy AS accuracy, g.scores.completeness AS completeness, "
             "g.scores.safety_risk AS safety_risk, g.scores.calibration AS calibration, "
             "g.scores.missing_required_points AS missing_required_points, "
-            "g.scores.error_categories AS error_categories "
+            "g.scores.error_categories AS error_categories, coalesce(g.deviations, []) AS deviations "
             "FROM trials t, unnest(t.groups) AS u(g)"
         )
         # One row per final claim, with the verifiers' labels in judge order (the struct sorts by

@@ -8,8 +8,10 @@ from medeval.redact import redact
 from medeval.reporting.baseline import SHIP_CATEGORIES, baseline_citation
 from medeval.reporting.charts import CATEGORY_LABELS
 from medeval.reporting.findings import FactRef
+from medeval.reporting.headline_text import headline_markdown
 from medeval.reporting.human_render import markdown_lines as human_lines
 from medeval.reporting.model import ReportData, ReportPaths
+from medeval.reporting.pairs_text import consistency_markdown, pairs_markdown
 from medeval.reporting.sensitivity import sensitivity_lines
 from medeval.reporting.stats import Interval
 from medeval.reporting.tables import POOLED, POOLED_OTHER, ShipRow
@@ -163,49 +165,6 @@ def ship_lines(data: ReportData, paths: ReportPaths) -> list[str]:
         *table(header, [ship_cells(r) for r in pooled]),
         f"![SHIP categories per target]({chart})",
         "",
-    ]
-
-
-def pairs_lines(data: ReportData) -> list[str]:
-    if not data.findings.pairs:
-        return []
-    rows = []
-    for pair in data.findings.pairs:
-        r = pair.result
-        rows.append(
-            (
-                pair.target_a,
-                pair.target_b,
-                r.n_pairs,
-                pct(r.rate_a),
-                pct(r.rate_b),
-                f"{num(r.difference.estimate and 100 * r.difference.estimate, 1)} pp",
-                ci(r.difference, True),
-                f"{r.only_a} / {r.only_b}",
-                num(r.mcnemar_p, 3),
-            )
-        )
-    return [
-        "## Paired comparisons of targets",
-        "",
-        "Same scenario, question group and epoch answered by both targets. Difference = B − A in the "
-        "accurate & complete rate, cluster-bootstrap interval by scenario; exact McNemar test on the "
-        "discordant pairs.",
-        "",
-        *table(
-            (
-                "Target A",
-                "Target B",
-                "Pairs",
-                "A&C A",
-                "A&C B",
-                "B − A",
-                "95% CI",
-                "Only A / only B",
-                "McNemar p",
-            ),
-            rows,
-        ),
     ]
 
 
@@ -387,18 +346,21 @@ def render(data: ReportData, paths: ReportPaths) -> str:
         "Files: `trials.csv`, `per_scenario.csv`, `ship_table.csv`, "
         "`report.html` (transcripts with the evidence in place).",
         "",
-        *snapshot_lines(data),
+        *(headline_markdown(data.headline) if data.headline else []),
         *summary_lines(data),
         *ship_lines(data, paths),
         *human_lines(data.human),
-        *pairs_lines(data),
         *sensitivity_lines(data.sensitivity),
+        *pairs_markdown(data.findings.pairs),
+        *consistency_markdown(data.consistency),
         *scenario_lines(data),
         *distribution_lines(data, paths),
         *failure_lines(data),
         *agreement_lines(data),
         *usage_lines(data),
         *unscored_lines(data),
+        # What the numbers describe, after the numbers.
+        *snapshot_lines(data),
     ]
     return "\n".join(lines).rstrip() + "\n"
 

@@ -6,7 +6,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from medeval.reporting.consistency import Consistency
 from medeval.reporting.findings import Findings
+from medeval.reporting.headline import Headline
 from medeval.reporting.human import HumanReview
 from medeval.reporting.load import RunSnapshot
 from medeval.reporting.sensitivity import Sensitivity
@@ -28,6 +30,10 @@ class ReportData(BaseModel):
     #: `medeval verify` errors of the runs reported on (empty when every run is intact).
     integrity: list[str] = []
     human: HumanReview
+    #: The targets beside the counselors over the study's question groups (reporting/headline.py).
+    headline: Headline | None = None
+    #: Per target, across epochs (empty with one epoch).
+    consistency: list[Consistency] = []
 
 
 class ReportPaths(BaseModel):
