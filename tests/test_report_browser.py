@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from medeval.reporting import drawer
 from medeval.reporting.build import build_report
 from medeval.schemas import ShipCategory
+from medeval.testing.browser import CHROMIUM, Browser
 
 from .test_report_support import make_record, write_run, write_scenario
-
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 def render(page: Path, profile: Path, *extra: str, fragment: str = "") -> subprocess.CompletedProcess[str]:
@@ -70,3 +70,125 @@ def test_browser_renders_summary_table_and_highlighted_claim(tmp_path: Path) -> 
     shot = tmp_path / "page.png"
     done = render(paths.html, tmp_path / "profile2", f"--screenshot={shot}", "--window-size=1200,900")
     assert done.returncode == 0 and shot.read_bytes()[:4] == b"\x89PNG"
+
+
+def browser_report(tmp_path: Path) -> Path:
+    """Two targets on three study groups, two epochs each: enough to sort, expand and open."""
+    scenario = write_scenario(tmp_path)
+    plan = {
+        "fake:a": {
+            "QG1": ShipCategory.ACCURATE_COMPLETE,
+            "QG9": ShipCategory.INCORRECT,
+            "QG12": ShipCategory.ACCURATE_COMPLETE,
+        },
+        "fake:b": {
+            "QG1": ShipCategory.SUBSTANTIVE_INCOMPLETE,
+            "QG9": ShipCategory.ACCURATE_COMPLETE,
+            "QG12": ShipCategory.INCORRECT,
+        },
+    }
+    records = []
+    for target, categories in plan.items():
+        for epoch in (1, 2):
+            records.append(make_record("runc", len(records) + 1, target, categories, epoch=epoch))
+    records[0].conversation[1].text = "**Yes**, that is covered <script>alert(1)</script> correctly here."
+    run_dir = write_run(tmp_path / "runs", "runc", records, scenario_paths=[scenario])
+    return build_report([run_dir]).html
+
+
+needs_chromium = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="chromium is not installed at /usr/bin/chromium"
+)
+
+
+@needs_chromium
+def test_headline_is_above_the_fold_and_the_page_asks_for_nothing(tmp_path: Path) -> None:
+    page = browser_report(tmp_path)
+    with Browser(tmp_path / "profile") as browser:
+        browser.open(page.as_uri())
+        bottom = browser.evaluate(
+            "document.getElementById('headline-sentence').getBoundingClientRect().bottom"
+        )
+        assert 0 < bottom <= 1000
+        text = browser.evaluate("document.getElementById('headline-study').innerText")
+        assert "SHIP counselors, combined" in text and "fake:a" in text and " pp" in text
+        # The collapsed question table of the script fits one screen.
+        height = browser.evaluate("document.querySelector('table.qtable').getBoundingClientRect().height")
+        assert 0 < height <= 1000
+        # Open a drawer too, so a lazily loaded part would have asked by now.
+        browser.evaluate("document.getElementById('toggle-models').click()")
+        browser.click("tr.model-row[data-drawer]")
+        assert browser.evaluate("!document.getElementById('drawer').hidden")
+        requests = browser.requests()
+    assert requests and requests[0] == page.as_uri()
+    assert all(url == page.as_uri() or url.startswith("data:") for url in requests), requests
+
+
+@needs_chromium
+def test_question_table_sorts_both_ways_and_shows_the_active_sort(tmp_path: Path) -> None:
+    page = browser_report(tmp_path)
+    bodies = "Array.from(document.querySelectorAll('table.qtable tbody.qgroup'))"
+    order = bodies + ".map(b => b.querySelector('strong').textContent)"
+    deltas = bodies + ".map(b => parseFloat(b.dataset.delta))"
+    with Browser(tmp_path / "profile") as browser:
+        browser.open(page.as_uri())
+        assert browser.evaluate(order) == ["QG1", "QG9", "QG12"]
+        browser.click("button.qsort[data-sort='delta']")
+        descending = browser.evaluate(deltas)
+        assert descending == sorted(descending, reverse=True)
+        assert (
+            browser.evaluate("document.getElementById('qsort-state').textContent")
+            == "sorted by Δ A&C, descending"
+        )
+        assert (
+            browser.evaluate(
+                "document.querySelector(\"button.qsort[data-sort='delta']\").getAttribute('aria-pressed')"
+            )
+            == "true"
+        )
+        browser.click("button.qsort[data-sort='delta']")
+        ascending = browser.evaluate(deltas)
+        assert ascending == sorted(ascending) and ascending != descending
+        browser.click("button.qsort[data-sort='order']")
+        assert browser.evaluate(order) == ["QG1", "QG9", "QG12"]
+
+
+@needs_chromium
+@pytest.mark.parametrize("compressed", [False, True])
+def test_drawer_opens_on_a_model_row_and_closes_on_escape_keeping_the_scroll(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compressed: bool
+) -> None:
+    if compressed:
+        monkeypatch.setattr(drawer, "COMPRESS_OVER", 0)  # the on-demand gzip block, even for a small page
+    page = browser_report(tmp_path)
+    assert ('data-encoding="gzip-base64"' in page.read_text(encoding="utf-8")) == compressed
+    with Browser(tmp_path / "profile") as browser:
+        browser.open(page.as_uri())
+        assert browser.evaluate("getComputedStyle(document.querySelector('tr.model-row')).display") == "none"
+        browser.click("tbody.qgroup button.expand")
+        browser.click("tr.model-row[data-drawer='medicare_only|QG1|fake:a']")
+        scroll = browser.evaluate("window.scrollY")
+        body = browser.evaluate(
+            "new Promise(r => setTimeout(() => r(document.getElementById('drawer-body').innerHTML), 0))"
+        )
+        assert not browser.evaluate("document.getElementById('drawer').hidden")
+        # The verbatim answer as safe Markdown with its claim highlighted; the script tag is text.
+        assert "<strong>Yes</strong>" in body and "&lt;script&gt;" in body and "<script>" not in body
+        assert 'class="v-supported"' in body
+        assert "Checklist items covered" in body and "Medicare &amp; You 2026, fixture section" in body
+        assert browser.evaluate("document.querySelectorAll('#drawer-tabs .d-tab').length") == 2  # two epochs
+        browser.click("#drawer-tabs .d-tab:nth-child(2)")
+        assert (
+            browser.evaluate(
+                "document.querySelector('#drawer-tabs .d-tab:nth-child(2)').getAttribute('aria-selected')"
+            )
+            == "true"
+        )
+        browser.key("Escape", 27)
+        assert browser.evaluate("document.getElementById('drawer').hidden")
+        assert browser.evaluate("window.scrollY") == scroll
+        # A click outside the drawer closes it too.
+        browser.click("tr.model-row[data-drawer='medicare_only|QG1|fake:b']")
+        assert not browser.evaluate("document.getElementById('drawer').hidden")
+        browser.click_at(20, 500)
+        assert browser.evaluate("document.getElementById('drawer').hidden")

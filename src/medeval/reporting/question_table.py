@@ -114,7 +114,7 @@ def question_rows(corpus: Corpus) -> dict[str, list[GroupRow]]:
             for target, per in models:
                 providers.setdefault(target.split(":", 1)[0], []).append((target, per))
             for provider, members in providers.items():
-                if len(providers) > 1 or len(members) > 1:
+                if len(providers) > 1:  # one provider's row would repeat the pooled row
                     children.append(_shares(provider, "provider", _sum([m for _, m in members]), reference))
                 for target, per in members:
                     row = _shares(target, "model", per, reference, target=target)
