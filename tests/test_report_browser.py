@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from medeval.reporting import drawer
+from medeval.reporting import html as html_module
 from medeval.reporting.build import build_report
 from medeval.schemas import ShipCategory
 from medeval.testing.browser import CHROMIUM, Browser
@@ -192,3 +193,28 @@ def test_drawer_opens_on_a_model_row_and_closes_on_escape_keeping_the_scroll(
         assert not browser.evaluate("document.getElementById('drawer').hidden")
         browser.click_at(20, 500)
         assert browser.evaluate("document.getElementById('drawer').hidden")
+
+
+@needs_chromium
+def test_large_pages_load_transcripts_from_the_compressed_block_on_demand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(html_module, "LAZY_OVER", 0)  # every body goes into the compressed block
+    page = browser_report(tmp_path)
+    text = page.read_text(encoding="utf-8")
+    assert 'id="trial-data" data-encoding="gzip-base64"' in text and '<div class="turn' not in text
+    with Browser(tmp_path / "profile") as browser:
+        browser.open(page.as_uri())
+        assert (
+            browser.evaluate("document.querySelectorAll('details.trial .trial-body[data-lazy]').length") == 4
+        )
+        browser.click("details.trial:nth-of-type(3) > summary")
+        assert browser.evaluate("document.querySelector('details.trial:nth-of-type(3)').open")
+        body = browser.evaluate(
+            "new Promise(function (done) {"
+            " var trial = document.querySelector('details.trial:nth-of-type(3)');"
+            " (function wait() { if (trial.querySelector('.turn')) { done(trial.innerHTML); }"
+            " else { requestAnimationFrame(wait); } }()); })"
+        )
+    assert 'class="v-contradicted"' in body and "Wrong: Medicare pays for everything forever." in body
+    assert "Source: Medicare &amp; You 2026, fixture section" in body  # the facts filled in after inflating

@@ -54,6 +54,19 @@ def ship_chart(rows: list[ShipRow], path: Path) -> None:
     plt.close(fig)
 
 
+def panel_rows(
+    targets: list[str], data: dict[str, tuple[list[float], list[float]]], index: int
+) -> list[tuple[int, list[float]]]:
+    """(row, values) of the targets with values in one panel; row is the target's place in `targets`
+    (1-based) on both panels, whether or not the other panel has values for it."""
+    out = []
+    for row, target in enumerate(targets, start=1):
+        values = list((data.get(target) or ([], []))[index] or [])
+        if values:
+            out.append((row, values))
+    return out
+
+
 def distribution_chart(corpus: Corpus, path: Path) -> None:
     targets = target_order(corpus)
     data = {
@@ -65,24 +78,37 @@ def distribution_chart(corpus: Corpus, path: Path) -> None:
             "FROM trials GROUP BY 1"
         )
     }
-    fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(targets) + 2.2), dpi=110, sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(targets) + 2.4), dpi=110, sharey=True)
+    rows = range(1, len(targets) + 1)
     for ax, index, title in ((axes[0], 0, "Accuracy"), (axes[1], 1, "Completeness")):
-        series = [list(data.get(t, ([], []))[index] or []) for t in targets]
-        present = [(t, s) for t, s in zip(targets, series, strict=True) if s]
+        # Every target keeps its own row on both panels, so a target with no values in one panel
+        # (no judged claim has no accuracy) leaves its row empty instead of shifting the labels.
+        present = [
+            (row, list(data.get(t, ([], []))[index] or [])) for row, t in zip(rows, targets, strict=True)
+        ]
+        present = [(row, values) for row, values in present if values]
         if present:
             ax.boxplot(
-                [s for _, s in present],
+                [values for _, values in present],
                 orientation="horizontal",
-                tick_labels=[t for t, _ in present],
+                positions=[row for row, _ in present],
                 whis=(0, 100),
+                manage_ticks=False,
             )
-            for row, (_, values) in enumerate(present, start=1):
+            for row, values in present:
                 # A seeded sample keeps the dots readable and the chart quick with many trials.
                 shown = random.Random(row).sample(values, MAX_DOTS) if len(values) > MAX_DOTS else values
                 ax.scatter(shown, [row] * len(shown), s=10, alpha=0.4, color="#1565c0", zorder=3)
-        ax.invert_yaxis()
+        filled = {row for row, _ in present}
+        for row in rows:
+            if row not in filled:
+                ax.text(0.5, row, "no values", ha="center", va="center", fontsize=8, color="#757575")
+        ax.set_yticks(list(rows), targets)
+        ax.set_ylim(len(targets) + 0.5, 0.5)
         ax.set_xlim(-0.05, 1.05)
+        ax.set_xlabel(f"{title} of the trial (0–1)")
         ax.set_title(f"{title} per trial")
+    axes[0].set_ylabel("Target")
     fig.tight_layout()
     fig.savefig(path, metadata={"Software": None})  # no URL or version stamp inside the image
     plt.close(fig)

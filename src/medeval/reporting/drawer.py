@@ -129,8 +129,13 @@ def drawer_entries(corpus: Corpus, records: Iterable[TrialRecord]) -> dict[str, 
 
 def drawer_block(entries: dict[str, list[dict[str, Any]]]) -> tuple[str, Markup]:
     """(encoding, payload) for the page: plain JSON, or gzip+base64 past COMPRESS_OVER characters."""
-    text = json.dumps(entries, ensure_ascii=True, sort_keys=True)
-    if len(text) > COMPRESS_OVER:
+    return embedded_block(entries, COMPRESS_OVER)
+
+
+def embedded_block(value: Any, compress_over: int) -> tuple[str, Markup]:
+    """(encoding, payload) of a JSON value for a script block: plain, or gzip+base64 when longer."""
+    text = json.dumps(value, ensure_ascii=True, sort_keys=True)
+    if len(text) > compress_over:
         packed = base64.b64encode(gzip.compress(text.encode("ascii"), mtime=0)).decode("ascii")
         return "gzip-base64", Markup(packed)
     # "</" cannot end the script block; the answers are already escaped HTML.

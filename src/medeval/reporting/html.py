@@ -20,7 +20,7 @@ from markupsafe import Markup, escape
 from medeval.redact import redact
 from medeval.reporting.baseline import SHIP_CATEGORIES, baseline_citation, group_sort_key
 from medeval.reporting.charts import CATEGORY_COLOURS, CATEGORY_LABELS
-from medeval.reporting.drawer import drawer_block, drawer_entries
+from medeval.reporting.drawer import drawer_block, drawer_entries, embedded_block
 from medeval.reporting.findings import fact_ref
 from medeval.reporting.headline import HEADLINE_CATEGORIES
 from medeval.reporting.human_render import html_section
@@ -32,6 +32,8 @@ from medeval.reporting.stats import fmt_p
 from medeval.reporting.tables import POOLED
 from medeval.schemas import FinalClaim, TrialRecord
 
+#: Transcript bodies past this many characters in all are embedded compressed and loaded on demand.
+LAZY_OVER = 1_500_000
 # Worst verdict wins where two claims' quotes overlap.
 VERDICT_RANK = {"CONTRADICTED": 3, "PENDING": 2, "NOT_IN_KEY": 1, "SUPPORTED": 0}
 _SCHEME = re.compile(r"(?i)\b(https?):(//)")
@@ -183,6 +185,20 @@ def fact_glossary(corpus: Corpus, trials: list[dict[str, Any]]) -> Markup:
     return Markup(json.dumps(glossary, ensure_ascii=True, sort_keys=True).replace("</", "<\\/"))
 
 
+def transcript_bodies(
+    environment: Environment, trials: list[dict[str, Any]]
+) -> tuple[dict[str, Markup], str, Markup]:
+    """Each transcript's body, inline when the page stays small; past LAZY_OVER characters they move
+    into one compressed block that the page inflates the first time a transcript is opened, so a page
+    of thousands of trials loads as quickly as its summaries."""
+    macro = environment.get_template("_trial_body.html.j2").module.trial_body  # type: ignore[attr-defined]
+    bodies = {view["dom_id"]: Markup(macro(view, CATEGORY_LABELS)) for view in trials}
+    if sum(len(body) for body in bodies.values()) <= LAZY_OVER:
+        return bodies, "json", Markup("{}")
+    encoding, payload = embedded_block({k: str(v) for k, v in bodies.items()}, 0)
+    return {}, encoding, payload
+
+
 def data_uri(path: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
@@ -200,6 +216,7 @@ def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials:
         trial_view(corpus, record, i) for i, record in enumerate(corpus.records(limit=max_trials), start=1)
     ]
     drawer_encoding, drawer_payload = drawer_block(drawer_entries(corpus, [t["record"] for t in trials]))
+    bodies, trial_encoding, trial_payload = transcript_bodies(environment, trials)
     html = template.render(
         data=data,
         trials=trials,
@@ -207,6 +224,9 @@ def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials:
         question_tables=question_rows(corpus),
         drawer_encoding=drawer_encoding,
         drawer_payload=drawer_payload,
+        bodies=bodies,
+        trial_encoding=trial_encoding,
+        trial_payload=trial_payload,
         categories=TABLE_CATEGORIES,
         all_categories=SHIP_CATEGORIES,
         labels=CATEGORY_LABELS,
