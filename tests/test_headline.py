@@ -125,3 +125,20 @@ def test_terminal_summary_prints_the_headline(tmp_path: Path) -> None:
     text = console.export_text()
     assert "Study question groups (3)" in text and "SHIP counselors, combined" in text
     assert "62% (31–86)" in text and "0 group decisions by people" in text
+
+
+def test_the_sentence_counts_the_groups_people_decided(tmp_path: Path) -> None:
+    corpus = Corpus([headline_run(tmp_path)])
+    try:
+        assert headline(corpus).decided_by_people == 0
+        # What reporting/human.apply_reviews leaves after importing one person's code for a study
+        # group and one for the topic scenario (which the headline does not count).
+        corpus.con.execute("ALTER TABLE trial_groups ADD COLUMN decided_by VARCHAR DEFAULT 'judges'")
+        corpus.con.execute(
+            "UPDATE trial_groups SET decided_by = 'coder' WHERE (scenario_id = 'ship_mo_fixture' "
+            "AND question_group = 'QG1' AND epoch = 1) OR scenario_id = 'topic_fixture'"
+        )
+        result = headline(corpus)
+    finally:
+        corpus.close()
+    assert result.decided_by_people == 1 and "1 group decision by people" in result.sentence()

@@ -97,11 +97,26 @@ class Headline(BaseModel):
         )
 
 
-def decided_by_people(corpus: Corpus) -> int:
-    """Group categories set by a person's review. The review workflow records none yet (0); when it
-    lands, this is the one place the headline reads the count from."""
-    del corpus
-    return 0
+PEOPLE = ("consensus", "coder")
+
+
+def decided_by_people(corpus: Corpus, scenarios: list[str]) -> int:
+    """Study groups whose category people decided: the `decided_by` column that
+    reporting/human.apply_reviews adds from reviews.jsonl (absent, so 0, before reviews are applied,
+    as in the terminal summary after a run)."""
+    present = corpus.query(
+        "SELECT count(*) FROM information_schema.columns "
+        "WHERE table_name = 'trial_groups' AND column_name = 'decided_by'"
+    )[0][0]
+    if not present:
+        return 0
+    return int(
+        corpus.query(
+            "SELECT count(*) FROM trial_groups WHERE decided_by IN (SELECT unnest(?::VARCHAR[])) "
+            "AND scenario_id IN (SELECT unnest(?::VARCHAR[]))",
+            [list(PEOPLE), scenarios],
+        )[0][0]
+    )
 
 
 def study_scenarios(corpus: Corpus) -> set[str]:
@@ -215,6 +230,6 @@ def headline(corpus: Corpus) -> Headline:
             "Study question groups with no declared deviation", typed, clean, targets, _counselors(clean)
         ),
         judges=judges,
-        decided_by_people=decided_by_people(corpus),
+        decided_by_people=decided_by_people(corpus, scenarios),
         deviating=sorted(deviating & groups, key=group_sort_key),
     )
