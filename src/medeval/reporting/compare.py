@@ -30,7 +30,7 @@ from medeval.reporting.compare_pooled import (
 )
 from medeval.reporting.compare_pooled import outcomes as pooled_outcomes
 from medeval.reporting.load import Corpus, RunSnapshot
-from medeval.reporting.stats import SIGNIFICANCE, Difference, mean_difference, proportion_difference
+from medeval.reporting.stats import SIGNIFICANCE, Difference, fmt_p, mean_difference, proportion_difference
 from medeval.reporting.tables import SCORED_FILTER, write_csv
 from medeval.terminal import emit, fit
 
@@ -295,7 +295,7 @@ def render_markdown(comparison: Comparison) -> str:
 
 def _md_row(c: Change) -> str:
     target = c.target_b if c.target_a == c.target_b else f"{c.target_a} -> {c.target_b}"
-    p_value = "n/a" if c.p_adjusted is None else f"{c.p_adjusted:.4f}"
+    p_value = fmt_p(c.p_adjusted)
     mark = " **(significant)**" if c.significant else ""
     return (
         f"| {target} | {c.scenario_id} | {c.question_group} | {c.metric} | {_fmt(c.result.a, c.metric)} | "
