@@ -4,6 +4,7 @@ intervals, Newcombe differences, a second table without deviating groups, and re
 from __future__ import annotations
 
 import csv
+import io
 import json
 from pathlib import Path
 
@@ -120,9 +121,9 @@ def test_headline_opens_report_md_and_html_and_the_snapshot_closes_them(tmp_path
 
 
 def test_terminal_summary_prints_the_headline(tmp_path: Path) -> None:
-    console = Console(record=True, width=240)
-    print_headline_of(headline_run(tmp_path), console)
-    text = console.export_text()
+    buffer = io.StringIO()
+    print_headline_of(headline_run(tmp_path), Console(file=buffer, width=240))
+    text = buffer.getvalue()
     assert "Study question groups (3)" in text and "SHIP counselors, combined" in text
     assert "62% (31–86)" in text and "0 group decisions by people" in text
 
@@ -142,3 +143,11 @@ def test_the_sentence_counts_the_groups_people_decided(tmp_path: Path) -> None:
     finally:
         corpus.close()
     assert result.decided_by_people == 1 and "1 group decision by people" in result.sentence()
+
+
+def test_a_narrow_terminal_gets_the_headline_as_blocks(tmp_path: Path) -> None:
+    buffer = io.StringIO()
+    print_headline_of(headline_run(tmp_path), Console(file=buffer, width=80))
+    lines = buffer.getvalue().splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    assert any("62% (31–86)" in line for line in lines)
