@@ -170,7 +170,9 @@ def test_drawer_opens_on_a_model_row_and_closes_on_escape_keeping_the_scroll(
         browser.click("tr.model-row[data-drawer='medicare_only|QG1|fake:a']")
         scroll = browser.evaluate("window.scrollY")
         body = browser.evaluate(
-            "new Promise(r => setTimeout(() => r(document.getElementById('drawer-body').innerHTML), 0))"
+            "new Promise(function (done) { var box = document.getElementById('drawer-body');"
+            " (function wait() { if (box.querySelector('.d-answer')) { done(box.innerHTML); }"
+            " else { requestAnimationFrame(wait); } }()); })"
         )
         assert not browser.evaluate("document.getElementById('drawer').hidden")
         # The verbatim answer as safe Markdown with its claim highlighted; the script tag is text.

@@ -358,7 +358,7 @@ def print_pooled(comparison: Comparison, console: Console) -> None:
                 cells[3],
                 cells[4],
             )
-    console.print(table)
+    emit(console, fit(table, console))
 
 
 def write_comparison(comparison: Comparison, out: Path) -> tuple[Path, Path]:
