@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 from medeval.agents.rules import extract_claims, label_claims
+from medeval.agents.tiebreak import screen_decisions
 from medeval.agents.verifier import GroupAnswer, Verification, answer_key_json, verify
 from medeval.gateway import CallContext, Gateway
 from medeval.scenarios import load_scenario
-from medeval.schemas import Claim, Label
+from medeval.schemas import Claim, FinalClaim, Label, TieBreak
 
 from .conftest import SCENARIOS
 from .test_extraction import ScriptedModel
@@ -66,7 +68,7 @@ def test_model_verifier_discards_verdicts_citing_unknown_ids() -> None:
     assert [v.claim_id for v in result.verdicts] == ["Q1.c1"]
     assert result.invalid == ["Q1.c2: cites unknown id(s) F99", "Q1.c9: no such claim"]
     content = model.requests[0].messages[0].content
-    assert f"<answer_key>\n{answer_key_json(SCENARIO)}\n</answer_key>" in content
+    assert re.search(rf"<(answer_key-[0-9a-f]+)>\n{re.escape(answer_key_json(SCENARIO))}\n</\1>", content)
     assert "patterns" not in content  # the rules judge's regexes are not part of the key a model sees
     assert "answer key" in model.requests[0].system.lower()
 
@@ -104,3 +106,57 @@ def test_a_stale_figure_stated_as_current_is_still_contradicted() -> None:
         "Expect to pay $185 a month for Part B, up from last year.",
     ):
         assert label_of(text)[0] == Label.CONTRADICTED, text
+
+
+def test_evidence_must_point_the_right_way_or_the_judge_abstains() -> None:
+    claims = extract_claims(ANSWER, "Q1")
+    reply = {
+        "verdicts": [
+            # SUPPORTED may rest on canonical facts only; a disallowed claim supports nothing.
+            {"claim_id": "Q1.c1", "label": "SUPPORTED", "evidence": ["D1"]},
+            # CONTRADICTED may cite a disallowed claim the answer asserts.
+            {"claim_id": "Q1.c2", "label": "CONTRADICTED", "evidence": ["D1"], "severity": "high"},
+        ]
+    }
+    result = verify_with(ScriptedModel([json.dumps(reply)]), claims)
+    assert [(v.claim_id, v.label) for v in result.verdicts] == [("Q1.c2", Label.CONTRADICTED)]
+    assert result.invalid == ["Q1.c1: SUPPORTED cites disallowed claim(s) D1; it may cite facts only"]
+
+
+def test_two_labels_for_one_claim_are_no_decision() -> None:
+    claims = extract_claims(ANSWER, "Q1")
+    reply = {
+        "verdicts": [
+            {"claim_id": "Q1.c1", "label": "SUPPORTED", "evidence": ["F3"]},
+            {"claim_id": "Q1.c1", "label": "CONTRADICTED", "evidence": ["F3"], "severity": "high"},
+            {"claim_id": "Q1.c1", "label": "SUPPORTED", "evidence": ["F3"]},
+            {"claim_id": "Q1.c2", "label": "SUPPORTED", "evidence": ["F5"]},
+            {"claim_id": "Q1.c2", "label": "SUPPORTED", "evidence": ["F5"]},
+        ]
+    }
+    result = verify_with(ScriptedModel([json.dumps(reply)]), claims)
+    assert [v.claim_id for v in result.verdicts] == ["Q1.c2"]
+    assert result.invalid == [
+        "Q1.c1: conflicting labels; the judge abstains on it",
+        "Q1.c1: duplicate verdict",
+        "Q1.c2: duplicate verdict",
+    ]
+
+
+def test_tie_break_decisions_are_held_to_the_same_evidence_rules() -> None:
+    undecided = [
+        FinalClaim(claim_id=c, turn_id="Q1", label=None, votes=[], unanimous=False, decided_by="none")
+        for c in ("Q1.c1", "Q1.c2", "Q1.c3")
+    ]
+    decisions = [
+        TieBreak(claim_id="Q1.c1", label=Label.SUPPORTED, evidence=["D1"]),
+        TieBreak(claim_id="Q1.c2", label=Label.CONTRADICTED, evidence=["F99"]),
+        TieBreak(claim_id="Q1.c3", label=Label.CONTRADICTED, evidence=["D1"]),
+        TieBreak(claim_id="Q1.c9", label=Label.NOT_IN_KEY),
+    ]
+    valid, reason = screen_decisions(decisions, undecided, SCENARIO)
+    assert [d.claim_id for d in valid] == ["Q1.c3"]
+    assert reason == (
+        "invalid tie-break decision(s): Q1.c1: SUPPORTED cites disallowed claim(s) D1; it may cite "
+        "facts only; Q1.c2: cites unknown id(s) F99; Q1.c9: not a disputed claim"
+    )

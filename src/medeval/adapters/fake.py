@@ -53,8 +53,10 @@ def _tokens(text: str) -> int:
 
 
 def _tagged(text: str, tag: str) -> str | None:
-    match = re.search(rf"<{tag}>\n?(.*?)\n?</{tag}>", text, re.S)
-    return match.group(1) if match else None
+    # Judge requests name their blocks with a nonce (agents/boundary.py): <claims-1a2b...>, each
+    # opening on a line of its own after the header line that names them.
+    match = re.search(rf"^<({tag}(?:-[0-9a-f]+)?)>\n?(.*?)\n?</\1>", text, re.S | re.M)
+    return match.group(2) if match else None
 
 
 class _FakeBase(ModelAPI):
@@ -192,7 +194,9 @@ def _verify(content: str, rng: random.Random) -> dict[str, Any]:
 
 
 def _blocks(content: str, tag: str) -> list[str]:
-    return [m.group(1).strip() for m in re.finditer(rf"<{tag}(?: [^>]*)?>\n?(.*?)\n?</{tag}>", content, re.S)]
+    """Every block named `tag` or `tag_<turn id>` (agents/boundary.py names them with a nonce)."""
+    pattern = rf"^<({tag}(?:_[\w.\-]+?)?-[0-9a-f]+)>\n?(.*?)\n?</\1>"
+    return [m.group(2).strip() for m in re.finditer(pattern, content, re.S | re.M)]
 
 
 def _decide(content: str, rng: random.Random) -> list[dict[str, Any]]:

@@ -1,14 +1,17 @@
 """The extractor: atomic claims with exact quotes. The harness, not the model, locates every quote
-in the response and fills `quote_spans`; a claim whose quote is not in the text is dropped and
-counted, so no judge can rest a verdict on words the target never said."""
+in the response and fills `quote_spans`; a claim whose quote is not a real passage of the text is
+dropped and counted, so no judge can rest a verdict on words the target never said. A claim whose
+restatement shares nothing with its quote is flagged, and checkable sentences no claim covers are
+added as claims of their own (agents/grounding.py)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from medeval.adapters.base import ChatRequest
 from medeval.agents import rules
+from medeval.agents.boundary import data_message
+from medeval.agents.grounding import UNRELATED, is_passage, locate_quote, uncovered_sentences, unrelated
 from medeval.agents.structured import call_structured, role_request
 from medeval.gateway import CallContext, Gateway
 from medeval.schemas import Claim, ExtractedClaim, ExtractorOutput, Span, normalise_space
@@ -25,23 +28,8 @@ class Extraction:
     note: str | None = None
 
 
-def locate_quote(text: str, quote: str, start: int = 0) -> tuple[int, int] | None:
-    """The span of `quote` in `text`: exact first, then ignoring case and runs of whitespace."""
-    quote = quote.strip()
-    if not quote:
-        return None
-    index = text.find(quote, start)
-    if index < 0 and start:
-        index = text.find(quote)
-    if index >= 0:
-        return index, index + len(quote)
-    pattern = r"\s+".join(re.escape(part) for part in quote.split())
-    match = re.search(pattern, text, re.I)
-    return (match.start(), match.end()) if match else None
-
-
 def extraction_request(question: str, response: str, seed: int, metadata: dict[str, str]) -> ChatRequest:
-    content = f"<question>\n{question}\n</question>\n<response>\n{response}\n</response>"
+    content = data_message([("question", question), ("response", response)])
     return role_request("extractor", content, ("extraction", ExtractorOutput), seed=seed, metadata=metadata)
 
 
@@ -68,10 +56,11 @@ async def extract(
     cursor = 0
     for raw in result.value.claims:
         spans = ground(response, raw, cursor)
-        if spans is None:
+        if spans is None or not is_passage(response, spans):
             dropped.append(raw.claim_id)
             continue
         cursor = spans[0].start
+        passage = " ".join(response[s.start : s.end] for s in spans)
         claims.append(
             Claim(
                 claim_id=f"{turn_id}.{raw.claim_id}",
@@ -81,8 +70,11 @@ async def extract(
                 confidence=raw.confidence,
                 verifiable=raw.verifiable,
                 quote_spans=spans,
+                flags=[UNRELATED] if unrelated(raw.text, passage) else [],
             )
         )
+    # What the extractor skipped is judged anyway: a checkable sentence no claim covers.
+    claims += uncovered_sentences(response, claims, turn_id)
     return Extraction(claims, dropped)
 
 

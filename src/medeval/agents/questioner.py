@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 
+from medeval.agents.boundary import data_message
 from medeval.agents.structured import call_structured, role_request
 from medeval.gateway import CallContext, Gateway
 from medeval.schemas import PersonaReplies, PersonaReplyOutput, QuestionerOutput, Scenario, ScriptedTurn
@@ -108,9 +109,12 @@ async def paraphrase(
     turns = [{"turn_id": t.turn_id, "user_message": t.user_message} for t in scenario.scripted_turns]
     persona = json.dumps(scenario.persona, ensure_ascii=False, sort_keys=True)
     instructions = wording_instructions(scenario, tone, reading_level)
-    content = (
-        f"<persona>\n{persona}\n</persona>\n<instructions>\n{instructions}\n</instructions>\n"
-        f"<scripted_turns>\n{json.dumps(turns, ensure_ascii=False)}\n</scripted_turns>"
+    content = data_message(
+        [
+            ("persona", persona),
+            ("paraphrase_guidance", instructions),
+            ("scripted_turns", json.dumps(turns, ensure_ascii=False)),
+        ]
     )
     request = role_request(
         "questioner",

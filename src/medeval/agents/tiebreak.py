@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 
+from medeval.agents.boundary import data_message
 from medeval.agents.structured import call_structured, role_request
-from medeval.agents.verifier import answer_key_json
+from medeval.agents.verifier import answer_key_json, evidence_problem
 from medeval.gateway import CallContext, Gateway
 from medeval.schemas import AdjudicatorModelOutput, Claim, FinalClaim, Scenario, TieBreak
 
@@ -31,9 +32,11 @@ async def break_ties(
         }
         for fc in undecided
     ]
-    content = (
-        f"<answer_key>\n{answer_key_json(scenario)}\n</answer_key>\n"
-        f"<disputed_claims>\n{json.dumps(disputed, ensure_ascii=False, indent=1)}\n</disputed_claims>"
+    content = data_message(
+        [
+            ("answer_key", answer_key_json(scenario)),
+            ("disputed_claims", json.dumps(disputed, ensure_ascii=False, indent=1)),
+        ]
     )
     request = role_request(
         "adjudicator",
@@ -45,7 +48,26 @@ async def break_ties(
     result = await call_structured(gateway, spec, request, AdjudicatorModelOutput, ctx)
     if result.value is None:
         return [], result.error
-    known = scenario.key_ids()
+    return screen_decisions(result.value.decisions, undecided, scenario)
+
+
+def screen_decisions(
+    decisions: list[TieBreak], undecided: list[FinalClaim], scenario: Scenario
+) -> tuple[list[TieBreak], str | None]:
+    """Decisions held to the verifiers' standard of evidence (agents/verifier.evidence_problem);
+    the rest are named in the returned reason and their claims stay undecided."""
     wanted = {fc.claim_id for fc in undecided}
-    valid = [d for d in result.value.decisions if d.claim_id in wanted and set(d.evidence) <= known]
-    return valid, None
+    valid: dict[str, TieBreak] = {}
+    invalid: list[str] = []
+    for decision in decisions:
+        problem = evidence_problem(decision.label, decision.evidence, scenario)
+        if decision.claim_id not in wanted:
+            invalid.append(f"{decision.claim_id}: not a disputed claim")
+        elif problem:
+            invalid.append(f"{decision.claim_id}: {problem}")
+        elif decision.claim_id in valid:
+            invalid.append(f"{decision.claim_id}: duplicate decision")
+        else:
+            valid[decision.claim_id] = decision
+    reason = f"invalid tie-break decision(s): {'; '.join(invalid)}" if invalid else None
+    return list(valid.values()), reason

@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from medeval.agents.extractor import locate_quote
+from medeval.agents.boundary import data_message
+from medeval.agents.grounding import is_passage, locate_quote
 from medeval.agents.structured import call_structured, role_request
 from medeval.gateway import CallContext, Gateway
 from medeval.schemas import (
     Claim,
     CodedItem,
     ItemCode,
+    Label,
     NonAnswer,
     Scenario,
     Span,
@@ -72,18 +74,39 @@ def claims_json(claims: list[Claim], response: str) -> str:
     return json.dumps(items, ensure_ascii=False, indent=1)
 
 
+def evidence_problem(label: Label, evidence: list[str], scenario: Scenario) -> str | None:
+    """Why a decision's evidence does not hold, or None: every id must be in the key, SUPPORTED
+    may cite canonical facts only, CONTRADICTED facts or disallowed claims."""
+    unknown = [e for e in evidence if scenario.fact(e) is None and scenario.disallowed(e) is None]
+    if unknown:
+        return f"cites unknown id(s) {', '.join(unknown)}"
+    if label == Label.SUPPORTED:
+        disallowed = [e for e in evidence if scenario.fact(e) is None]
+        if disallowed:
+            return f"SUPPORTED cites disallowed claim(s) {', '.join(disallowed)}; it may cite facts only"
+    return None
+
+
 def screen(verdicts: list[Verdict], claims: list[Claim], scenario: Scenario) -> Verification:
-    """Keep one valid verdict per known claim; everything else is listed as invalid."""
-    known_ids = scenario.key_ids()
+    """Keep one valid verdict per known claim. Every other verdict is recorded with its reason,
+    and the judge abstains on that claim."""
     claim_ids = {c.claim_id for c in claims}
     kept: dict[str, Verdict] = {}
+    conflicted: set[str] = set()
     invalid: list[str] = []
     for verdict in verdicts:
-        unknown = [e for e in verdict.evidence if e not in known_ids]
+        problem = evidence_problem(verdict.label, verdict.evidence, scenario)
         if verdict.claim_id not in claim_ids:
             invalid.append(f"{verdict.claim_id}: no such claim")
-        elif unknown:
-            invalid.append(f"{verdict.claim_id}: cites unknown id(s) {', '.join(unknown)}")
+        elif problem:
+            invalid.append(f"{verdict.claim_id}: {problem}")
+        elif verdict.claim_id in conflicted:
+            invalid.append(f"{verdict.claim_id}: duplicate verdict")
+        elif verdict.claim_id in kept and kept[verdict.claim_id].label != verdict.label:
+            # Two labels for one claim is no decision: the judge abstains on it.
+            del kept[verdict.claim_id]
+            conflicted.add(verdict.claim_id)
+            invalid.append(f"{verdict.claim_id}: conflicting labels; the judge abstains on it")
         elif verdict.claim_id in kept:
             invalid.append(f"{verdict.claim_id}: duplicate verdict")
         else:
@@ -92,42 +115,64 @@ def screen(verdicts: list[Verdict], claims: list[Claim], scenario: Scenario) -> 
 
 
 def checklist_json(scenario: Scenario, fact_ids: list[str], optional: set[str]) -> str:
+    """The items a verifier codes, each with the key's statement and the study's own wording."""
+    wording = {
+        item.fact_id: item for group in reversed(scenario.answer_key.question_groups) for item in group.items
+    }
     items = []
     for fact_id in fact_ids:
         fact = scenario.fact(fact_id)
         if fact is not None:
-            items.append({"fact_id": fact_id, "statement": fact.statement, "optional": fact_id in optional})
+            entry: dict[str, object] = {
+                "fact_id": fact_id,
+                "required": fact_id not in optional,
+                "statement": fact.statement,
+            }
+            study = wording.get(fact_id)
+            if study is not None and study.study_wording:
+                entry["study_wording"] = study.study_wording
+            items.append(entry)
     return json.dumps(items, ensure_ascii=False, indent=1)
 
 
 def locate_item_quote(answers: list[GroupAnswer], quote: str) -> tuple[str, list[Span]] | None:
+    """Where an item's quote stands, found like a claim's quote (a real passage, exact first)."""
     for answer in answers:
         found = locate_quote(answer.response, quote)
         if found is not None:
-            return answer.turn_id, [Span(start=found[0], end=found[1])]
+            spans = [Span(start=found[0], end=found[1])]
+            if is_passage(answer.response, spans):
+                return answer.turn_id, spans
     return None
 
 
 def screen_checklist(
     codes: list[ItemCode], answers: list[GroupAnswer], fact_ids: list[str]
 ) -> tuple[list[CodedItem], list[str]]:
-    """Keep one located code per checklist item; a code whose quote is not in the answer, for an
-    item not on the checklist, or a duplicate is invalid, and the judge abstains on that item."""
+    """Keep one located code per checklist item. A code for an item not on the checklist, one
+    whose quote is not a passage of the answer, or two different codes for one item are invalid:
+    recorded with the reason, and the judge abstains on that item (as on an item it left out)."""
     kept: dict[str, CodedItem] = {}
+    conflicted: set[str] = set()
     invalid: list[str] = []
     for code in codes:
         if code.fact_id not in fact_ids:
             invalid.append(f"item {code.fact_id}: not on this group's checklist")
             continue
-        if code.fact_id in kept:
+        if code.fact_id in conflicted or (code.fact_id in kept and kept[code.fact_id].code == code.code):
             invalid.append(f"item {code.fact_id}: duplicate code")
+            continue
+        if code.fact_id in kept:
+            del kept[code.fact_id]
+            conflicted.add(code.fact_id)
+            invalid.append(f"item {code.fact_id}: conflicting codes; the judge abstains on it")
             continue
         if code.code == "absent":
             kept[code.fact_id] = CodedItem(fact_id=code.fact_id, code="absent", notes=code.notes)
             continue
         located = locate_item_quote(answers, code.quote)
         if located is None:
-            invalid.append(f"item {code.fact_id}: quote is not in the answer")
+            invalid.append(f"item {code.fact_id}: quote is not a passage of the answer")
             continue
         kept[code.fact_id] = CodedItem(
             fact_id=code.fact_id, code=code.code, turn_id=located[0], quote_spans=located[1], notes=code.notes
@@ -149,22 +194,19 @@ async def verify(
     max_attempts: int = 3,
 ) -> Verification:
     """One model verifier's reading of one question group: a verdict per claim and a code per
-    checklist item, each checked against the key and the answer text."""
-    claim_blocks = "\n".join(
-        f'<claims turn="{a.turn_id}">\n'
-        f"{claims_json([c for c in claims if c.turn_id == a.turn_id], a.response)}\n</claims>"
-        for a in answers
-    )
-    exchanges = "\n".join(
-        f'<question turn="{a.turn_id}">\n{a.question}\n</question>\n'
-        f'<response turn="{a.turn_id}">\n{a.response}\n</response>'
-        for a in answers
-    )
-    content = (
-        f"<answer_key>\n{answer_key_json(scenario)}\n</answer_key>\n"
-        f"<checklist>\n{checklist_json(scenario, checklist, optional)}\n</checklist>\n"
-        f"{exchanges}\n{claim_blocks}"
-    )
+    checklist item, each checked against the key and the answer text. Every text arrives in a
+    data block it cannot break out of (agents/boundary.py)."""
+    blocks = [
+        ("answer_key", answer_key_json(scenario)),
+        ("checklist", checklist_json(scenario, checklist, optional)),
+    ]
+    for a in answers:
+        blocks += [
+            (f"question_{a.turn_id}", a.question),
+            (f"response_{a.turn_id}", a.response),
+            (f"claims_{a.turn_id}", claims_json([c for c in claims if c.turn_id == a.turn_id], a.response)),
+        ]
+    content = data_message(blocks)
     request = role_request(
         "verifier",
         content,
