@@ -158,3 +158,19 @@ def test_env_file_supplies_keys_without_overriding_the_environment(
     openai_row = next(line for line in done.stdout.splitlines() if line.startswith("│ openai "))
     assert "missing" not in openai_row
     assert "from-dotenv" not in done.stdout  # presence only, never the value
+
+
+def test_a_panel_of_one_model_warns_once_about_correlated_errors(tmp_path: Path) -> None:
+    scenario = str(SCENARIOS / "scenario_001.json")
+    same = medeval(
+        "run", "-s", scenario, "-t", "fake:accurate", "-j", "fake:judge", "--out", "a", cwd=tmp_path
+    )
+    assert same.returncode == 0, same.stderr
+    assert (
+        same.stderr.count("all 2 verifiers are fake:judge with one setting: their errors are correlated") == 1
+    )
+    # Two different judges, or the rules coder (reported as copies instead), do not warn.
+    for judges in (["-j", "fake:judge", "-j", "fake:flaky"], []):
+        done = medeval("run", "-s", scenario, "-t", "fake:accurate", *judges, "--out", "b", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert "correlated" not in done.stderr

@@ -262,8 +262,9 @@ def test_markdown_shows_the_same_ship_numbers_as_the_csv(tmp_path: Path) -> None
 
 def test_agreement_review_and_unscored_items_are_reported(tmp_path: Path) -> None:
     scenario = write_scenario(tmp_path)
+    judges = ("openai:gpt-x", "anthropic:claude-y")
     records = [
-        make_record("runr", 1, "fake:a", {"QG1": AC, "QG9": INC}),
+        make_record("runr", 1, "fake:a", {"QG1": AC, "QG9": INC}, judges=judges),
         make_record(
             "runr",
             2,
@@ -271,6 +272,7 @@ def test_agreement_review_and_unscored_items_are_reported(tmp_path: Path) -> Non
             {"QG1": AC},
             split_votes=True,
             unscored=[Unscored(item="T_QG9 judge 1", reason="invalid JSON after 3 attempts")],
+            judges=judges,
         ),
     ]
     calls = [{"role": "target", "spec": "fake:a", "usage": {"input_tokens": 10, "output_tokens": 5}}]
@@ -287,6 +289,31 @@ def test_agreement_review_and_unscored_items_are_reported(tmp_path: Path) -> Non
     html = paths.html.read_text(encoding="utf-8")
     assert '<a href="#t2" class="review-link">runr-t00002</a>' in html
     assert '<mark class="v-pending" data-claims="t2-T_QG1.c1"' in html  # undecided claim, highlighted
+
+
+def test_agreement_of_copies_of_the_rules_coder_is_not_applicable(tmp_path: Path) -> None:
+    # Two rules verifiers agree by construction: a 1.000 would be a false claim of reliability.
+    scenario = write_scenario(tmp_path)
+    records = [make_record("runq", i, "fake:a", {"QG1": AC, "QG9": INC}) for i in (1, 2)]
+    rules_run = write_run(tmp_path / "runs", "runq", records, scenario_paths=[scenario])
+    paths = build_report([rules_run])
+    markdown = paths.markdown.read_text(encoding="utf-8")
+    section = markdown.split("## Judge agreement", 1)[1].split("\n## ", 1)[0]
+    assert "Not applicable: every verifier is the same deterministic program (rules)" in section
+    assert "1.000" not in section and "Krippendorff" not in section
+    html = paths.html.read_text(encoding="utf-8")
+    agreement_html = html.split('id="agreement"', 1)[1].split("<h2", 1)[0]
+    assert "Not applicable: every verifier is the same deterministic program (rules)" in agreement_html
+    assert "1.000" not in agreement_html
+    # Mixed with a model-judged run, the rules-judged claims are left out and counted.
+    model_judged = make_record("runm", 1, "fake:a", {"QG1": AC}, split_votes=True, judges=("a:x", "b:y"))
+    mixed = build_report(
+        [rules_run, write_run(tmp_path / "runs2", "runm", [model_judged], scenario_paths=[scenario])],
+        out=tmp_path / "mixed",
+    )
+    text = mixed.markdown.read_text(encoding="utf-8")
+    assert "Left out: 4 claims from trials whose verifiers were all the same deterministic program" in text
+    assert "- Claims: 1; verifiers per claim: 2" in text
 
 
 def test_html_is_self_contained_and_carries_claims_and_verdicts(tmp_path: Path) -> None:

@@ -107,6 +107,7 @@ def make_record(
     split_votes: bool = False,
     unscored: list[Unscored] | None = None,
     scored_groups: dict[str, bool] | None = None,
+    judges: tuple[str, str] = ("rules", "rules"),
 ) -> TrialRecord:
     """One trial: per question group a scripted question and an answer whose single claim carries the
     verdict that produces the requested SHIP category."""
@@ -214,12 +215,12 @@ def make_record(
             requested_model=target.split(":")[1],
             served_models=[served or f"{target.split(':')[1]}-2026"],
         ),
-        judges=["rules", "rules"],
-        extractor="rules",
+        judges=list(judges),
+        extractor=judges[0],
         conversation=conversation,
         claims=claims,
         verdicts=[
-            JudgeVerdicts(judge_index=i, judge="rules", turn_id="all", status="ok", verdicts=panels[i])
+            JudgeVerdicts(judge_index=i, judge=judges[i], turn_id="all", status="ok", verdicts=panels[i])
             for i in range(2)
         ],
         final_claims=finals,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any, Literal
 
@@ -158,4 +159,23 @@ class RunConfig(BaseModel):
             max_output_tokens=own.max_output_tokens or self.max_output_tokens,
             temperature=temperature,
             reasoning_effort=own.reasoning_effort or self.reasoning_effort,
+        )
+
+
+class CorrelatedVerifiersWarning(UserWarning):
+    """Every model verifier is one model with one setting: their errors are not independent."""
+
+
+def warn_correlated_verifiers(config: RunConfig) -> None:
+    """Warn once per run: copies of one model share its blind spots, so their majority is not
+    independent confirmation. (Copies of the rules coder are reported as such, not warned about.)"""
+    panel = {config.judge_spec(i) for i in range(config.judge_count)}
+    if len(panel) == 1 and DEFAULT_JUDGE not in panel:
+        (spec,) = panel
+        warnings.warn(
+            f"all {config.judge_count} verifiers are {spec} with one setting: their errors are "
+            "correlated and their agreement overstates reliability; add a verifier from another "
+            "provider (repeat --judge)",
+            CorrelatedVerifiersWarning,
+            stacklevel=2,
         )

@@ -31,7 +31,7 @@ from medeval.adapters.retry import Sleeper, real_sleep
 from medeval.audit import verify_run
 from medeval.budget import check_budget
 from medeval.cache import ResponseCache, default_cache_dir
-from medeval.config import DEFAULT_JUDGE, RunConfig
+from medeval.config import DEFAULT_JUDGE, RunConfig, warn_correlated_verifiers
 from medeval.cost import CostMeter, load_prices
 from medeval.errors import ConfigError, ScenarioError
 from medeval.gateway import CallSink, Gateway
@@ -159,6 +159,7 @@ def check_roles(config: RunConfig) -> None:
                 f"questioner {config.questioner!r} is the same model as target {target!r}; "
                 "choose another questioner"
             )
+    warn_correlated_verifiers(config)
 
 
 def _model_identity(spec: str) -> tuple[str, str]:

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from medeval.reporting.baseline import group_sort_key
 from medeval.reporting.load import Corpus, span_pairs
 from medeval.reporting.paired import PairedRate, paired_rate
-from medeval.reporting.stats import Agreement, agreement
+from medeval.reporting.stats import Agreement, agreement, not_applicable
 from medeval.reporting.tables import SCORED_FILTER, target_order
 
 TOP = 10
@@ -177,15 +177,41 @@ def _turn_text(conversation: list[dict[str, Any]], role: str, turn_id: str) -> s
     return next((t["text"] for t in conversation if t["role"] == role and t["turn_id"] == turn_id), None)
 
 
+# Verifiers that are one deterministic program: copies of it agree by construction, so their
+# agreement says nothing about how reliable the coding is.
+DETERMINISTIC_JUDGES = ("rules",)
+_COPIES = (
+    "trial_id IN (SELECT trial_id FROM trials WHERE len(judges) > 0 AND "
+    f"list_bool_and(list_transform(judges, lambda j: list_contains({list(DETERMINISTIC_JUDGES)}, j) "
+    "AND j = judges[1])))"
+)
+COPIES_REASON = (
+    "every verifier is the same deterministic program ({judges}); its copies agree by construction, "
+    "so a perfect score would say nothing about reliability. Use model verifiers from two providers "
+    "(or human double coding) to measure it"
+)
+
+
 def _votes(corpus: Corpus) -> tuple[list[list[str | None]], int]:
-    rows = corpus.query("SELECT labels, unanimous FROM final_claims")
+    rows = corpus.query(f"SELECT labels, unanimous FROM final_claims WHERE NOT {_COPIES}")
     return [list(r[0]) for r in rows], sum(not r[1] for r in rows)
+
+
+def _agreement(corpus: Corpus) -> Agreement:
+    """Agreement over trials judged by distinct verifiers; trials judged by copies of one
+    deterministic program are left out and counted, and alone they make it not applicable."""
+    excluded = int(corpus.query(f"SELECT count(*) FROM final_claims WHERE {_COPIES}")[0][0])
+    votes, not_unanimous = _votes(corpus)
+    if excluded and not votes:
+        return not_applicable(COPIES_REASON.format(judges=", ".join(DETERMINISTIC_JUDGES)), excluded)
+    return agreement(votes, not_unanimous).model_copy(update={"excluded_claims": excluded})
 
 
 def _per_group_agreement(corpus: Corpus) -> list[GroupAgreement]:
     rows = corpus.query(
         "SELECT tg.question_group, list(fc.labels), count(*) FILTER (WHERE NOT fc.unanimous) "
-        "FROM final_claims fc JOIN turn_groups tg USING (trial_id, turn_id) GROUP BY 1"
+        "FROM final_claims fc JOIN turn_groups tg USING (trial_id, turn_id) "
+        f"WHERE NOT fc.{_COPIES} GROUP BY 1"
     )
     out = [
         GroupAgreement(question_group=g, agreement=agreement([list(x) for x in v], int(n)))
@@ -246,7 +272,6 @@ def _is(outcomes: dict[tuple[str, ...], str], category: str) -> dict[tuple[str, 
 
 
 def gather(corpus: Corpus, seed: int) -> Findings:
-    votes, not_unanimous = _votes(corpus)
     review = corpus.query(
         "SELECT trial_id, target.spec, scenario_id, disagreement_rate FROM trials "
         "WHERE flags.needs_manual_review ORDER BY trial_id"
@@ -256,7 +281,7 @@ def gather(corpus: Corpus, seed: int) -> Findings:
         missed_points=_missed_points(corpus),
         contradicted_facts=_contradicted(corpus),
         exemplars=_exemplars(corpus),
-        agreement=agreement(votes, not_unanimous),
+        agreement=_agreement(corpus),
         group_agreement=_per_group_agreement(corpus),
         review_trials=[(str(a), str(b), str(c), float(d or 0.0)) for a, b, c, d in review],
         usage=_usage(corpus),

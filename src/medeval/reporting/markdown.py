@@ -257,6 +257,16 @@ def failure_lines(data: ReportData) -> list[str]:
 
 def agreement_lines(data: ReportData) -> list[str]:
     a = data.findings.agreement
+    if a.not_applicable:
+        lines = [
+            "## Judge agreement",
+            "",
+            f"Not applicable: {a.not_applicable}.",
+            "",
+            f"- Trials sent to manual review: {len(data.findings.review_trials)}",
+            "",
+        ]
+        return lines + _review_table(data)
     lines = [
         "## Judge agreement",
         "",
@@ -269,6 +279,11 @@ def agreement_lines(data: ReportData) -> list[str]:
         "n/a means undefined: no claims, or every verifier used one label throughout.",
         "",
     ]
+    if a.excluded_claims:
+        lines[-1:-1] = [
+            f"Left out: {a.excluded_claims} claims from trials whose verifiers were all the same "
+            "deterministic program (agreement by construction).",
+        ]
     if data.findings.group_agreement:
         rows = [
             (
@@ -281,13 +296,20 @@ def agreement_lines(data: ReportData) -> list[str]:
             for g in data.findings.group_agreement
         ]
         lines += table(("Question group", "Claims", "Alpha", "Kappa", "Not unanimous"), rows)
-    if data.findings.review_trials:
-        lines += ["### Trials sent to manual review", ""]
-        lines += table(
+    return lines + _review_table(data)
+
+
+def _review_table(data: ReportData) -> list[str]:
+    if not data.findings.review_trials:
+        return []
+    return [
+        "### Trials sent to manual review",
+        "",
+        *table(
             ("Trial", "Target", "Scenario", "Disagreement"),
             [(t, g, s, pct(d)) for t, g, s, d in data.findings.review_trials],
-        )
-    return lines
+        ),
+    ]
 
 
 def usage_lines(data: ReportData) -> list[str]:

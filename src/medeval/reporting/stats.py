@@ -275,6 +275,8 @@ class Agreement(BaseModel):
     fleiss_kappa: float | None
     fleiss_claims: int
     not_unanimous: int
+    not_applicable: str | None = None
+    excluded_claims: int = 0
 
     @property
     def not_unanimous_share(self) -> float | None:
@@ -282,6 +284,20 @@ class Agreement(BaseModel):
 
 
 LABELS = ("SUPPORTED", "CONTRADICTED", "NOT_IN_KEY")
+
+
+def not_applicable(reason: str, excluded_claims: int) -> Agreement:
+    """Agreement that measures nothing (e.g. copies of one deterministic program), with the reason."""
+    return Agreement(
+        claims=0,
+        judges=0,
+        krippendorff_alpha=None,
+        fleiss_kappa=None,
+        fleiss_claims=0,
+        not_unanimous=0,
+        not_applicable=reason,
+        excluded_claims=excluded_claims,
+    )
 
 
 def agreement(votes: Sequence[Sequence[str | None]], not_unanimous: int) -> Agreement:
