@@ -114,6 +114,7 @@ async def judge_conversation(
             undecided=undecided,
             seed=derive_seed(config.seed, "adjudicator", key),
             ctx=base.model_copy(update={"role": "adjudicator"}),
+            responses={a.turn.turn_id: a.response for a in answered},
         )
         final_claims = adjudicator.apply_tie_breaks(final_claims, decisions)
         if problem:
@@ -127,7 +128,15 @@ async def judge_conversation(
     refused_turns = {a.turn.turn_id for a in answered if rules.is_refusal(a.response)}
     refused_turns |= {c.turn_id for c in claims if c.type == "refusal"}
     groups = group_results(scenario, conversation, claims, final_claims, judged, refused_turns, config)
-    all_points = list(dict.fromkeys(p for g in groups if g.scored for p in g.required_points))
+    # A group the judges could not judge says nothing about completeness: its points are left out.
+    all_points = list(
+        dict.fromkeys(
+            p
+            for g in groups
+            if g.scored and g.ship_category != ShipCategory.NOT_SCORED
+            for p in g.required_points
+        )
+    )
     covered = {d.fact_id for g in groups for d in g.checklist if d.code == "covered"}
     final_scores = scorer.score(
         final_claims, claims, scenario, all_points, refusal=bool(refused_turns), covered_points=covered
@@ -345,7 +354,7 @@ def group_results(
                     group_final,
                     group_claims,
                     scenario,
-                    required if scored else [],
+                    required if scored and category != ShipCategory.NOT_SCORED else [],
                     refusal=bool(turn_ids & refused_turns),
                     covered_points=covered,
                 ),

@@ -5,10 +5,11 @@ The adjudicator function itself stays pure; this module only fetches the decisio
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from medeval.agents.boundary import data_message
 from medeval.agents.structured import call_structured, role_request
-from medeval.agents.verifier import answer_key_json, evidence_problem
+from medeval.agents.verifier import answer_key_json, evidence_problem, quoted
 from medeval.gateway import CallContext, Gateway
 from medeval.schemas import AdjudicatorModelOutput, Claim, FinalClaim, Scenario, TieBreak
 
@@ -22,19 +23,25 @@ async def break_ties(
     undecided: list[FinalClaim],
     seed: int,
     ctx: CallContext,
+    responses: Mapping[str, str] | None = None,
 ) -> tuple[list[TieBreak], str | None]:
+    """Decisions for the undecided claims. `responses` (turn id -> answer) lets the adjudicator
+    read each disputed claim's quote in the whole answer, as the verifiers did."""
     by_id = {c.claim_id: c for c in claims}
-    disputed = [
-        {
-            "claim_id": fc.claim_id,
-            "text": by_id[fc.claim_id].text,
-            "votes": [v.model_dump(mode="json") for v in fc.votes],
-        }
-        for fc in undecided
-    ]
+    responses = responses or {}
+    disputed = []
+    for fc in undecided:
+        claim = by_id[fc.claim_id]
+        entry: dict[str, object] = {"claim_id": fc.claim_id, "turn_id": claim.turn_id, "text": claim.text}
+        if claim.turn_id in responses:
+            entry["quote"] = quoted(responses[claim.turn_id], claim)
+        entry["votes"] = [v.model_dump(mode="json") for v in fc.votes]
+        disputed.append(entry)
+    turns = list(dict.fromkeys(by_id[fc.claim_id].turn_id for fc in undecided))
     content = data_message(
         [
             ("answer_key", answer_key_json(scenario)),
+            *((f"response_{t}", responses[t]) for t in turns if t in responses),
             ("disputed_claims", json.dumps(disputed, ensure_ascii=False, indent=1)),
         ]
     )
