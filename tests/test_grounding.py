@@ -52,6 +52,11 @@ def test_a_quote_of_a_word_or_two_is_not_a_passage_unless_it_is_the_whole_answer
     assert (
         extract_with([claim("c1", "The answer is yes.", "yes.")], answer="Yes.").claims[0].claim_id == "Q1.c1"
     )
+    # A whole short sentence is a real passage too: "Generally, no." answers a yes-or-no question.
+    short = "Generally, no. HMOs cover out-of-network care only in an emergency."
+    kept = extract_with([claim("c1", "HMOs generally do not cover it.", "Generally, no.")], answer=short)
+    assert [c.claim_id for c in kept.claims if c.origin == "extractor"] == ["Q1.c1"]
+    assert extract_with([claim("c1", "No.", "Generally,")], answer=short).dropped == ["c1"]
 
 
 def test_a_quote_never_cuts_a_figure_or_a_word() -> None:

@@ -154,11 +154,23 @@ def locate_quote(text: str, quote: str, start: int = 0) -> tuple[int, int] | Non
 
 
 def is_passage(text: str, spans: list[Span]) -> bool:
-    """At least MIN_QUOTE_WORDS words, or the whole answer when that is shorter."""
+    """At least MIN_QUOTE_WORDS words, or, when shorter, the whole answer or one whole sentence of
+    it ("Generally, no." answering a yes-or-no question)."""
     passage = " ".join(text[s.start : s.end] for s in spans)
     if len(_WORDS.findall(passage)) >= MIN_QUOTE_WORDS:
         return True
-    return normalise_space(passage).casefold() == normalise_space(text).casefold()
+    if normalise_space(passage).casefold() == normalise_space(text).casefold():
+        return True
+    if len(spans) != 1:
+        return False
+    start, end = _trimmed(text, spans[0])
+    return (start, end) in set(rules.split_sentences(text))
+
+
+def _trimmed(text: str, span: Span) -> tuple[int, int]:
+    passage = text[span.start : span.end]
+    start = span.start + len(passage) - len(passage.lstrip())
+    return start, start + len(passage.strip())
 
 
 def content_words(text: str) -> set[str]:
