@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import subprocess
 import sys
@@ -174,3 +175,44 @@ def test_a_panel_of_one_model_warns_once_about_correlated_errors(tmp_path: Path)
         done = medeval("run", "-s", scenario, "-t", "fake:accurate", *judges, "--out", "b", cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         assert "correlated" not in done.stderr
+
+
+def test_judges_that_fail_code_every_group_not_scored_never_not_substantive(tmp_path: Path) -> None:
+    # A perfect chatbot judged by judges that never return valid JSON: nothing is counted against it.
+    done = medeval(
+        "run",
+        "-s",
+        str(SCENARIOS / "ship_medicare_only.json"),
+        "-t",
+        "fake:accurate",
+        "-j",
+        "fake:garbage",
+        "--out",
+        "out",
+        cwd=tmp_path,
+    )
+    assert "Traceback" not in done.stderr
+    assert "Left out of the four SHIP categories: 13 question group(s) not scored" in done.stdout
+    run_dir = only_run(tmp_path / "out")
+    records = [
+        TrialRecord.model_validate({k: v for k, v in r.items() if k not in {"hash", "prev_hash"}})
+        for r in read_jsonl(run_dir / "results.jsonl")
+    ]
+    scored = [g for r in records for g in r.groups if g.scored]
+    assert len(scored) == 13 and {g.ship_category.value for g in scored} == {"not_scored"}
+    assert all(g.reason for g in scored)
+    assert medeval("report", str(run_dir), cwd=tmp_path).returncode == 0
+    with (run_dir / "report" / "ship_table.csv").open(encoding="utf-8") as handle:
+        ai = [
+            row for row in csv.DictReader(handle) if row["source"] == "ai" and row["question_group"] != "ALL"
+        ]
+    assert len(ai) == 13
+    for row in ai:
+        assert (row["n"], row["not_substantive"], row["not_scored"], row["needs_review"]) == (
+            "0",
+            "0",
+            "1",
+            "0",
+        )
+    markdown = (run_dir / "report" / "report.md").read_text(encoding="utf-8")
+    assert "| Needs review | Not scored |" in markdown

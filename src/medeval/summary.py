@@ -15,7 +15,11 @@ SHIP_ORDER = (
     ShipCategory.NOT_SUBSTANTIVE,
     ShipCategory.INCORRECT,
     ShipCategory.INCOMPLETE_DATA,
+    # Left out of the study's four categories, shown so a reader sees how much was left out.
+    ShipCategory.NEEDS_REVIEW,
+    ShipCategory.NOT_SCORED,
 )
+LEFT_OUT = (ShipCategory.NEEDS_REVIEW, ShipCategory.NOT_SCORED)
 SHIP_LABELS = {
     ShipCategory.ACCURATE_COMPLETE: "Accurate & complete",
     ShipCategory.SUBSTANTIVE_INCOMPLETE: "Substantive, incomplete",
@@ -23,7 +27,7 @@ SHIP_LABELS = {
     ShipCategory.INCORRECT: "Incorrect",
     ShipCategory.INCOMPLETE_DATA: "Incomplete data",
     ShipCategory.NEEDS_REVIEW: "Needs review",
-    ShipCategory.NOT_SCORED: "Not scored (judges failed)",
+    ShipCategory.NOT_SCORED: "Not scored",
     ShipCategory.NOT_APPLICABLE: "Asked, not scored",
 }
 
@@ -70,3 +74,16 @@ def summarise(records: list[TrialRecord]) -> list[TargetSummary]:
             )
         )
     return out
+
+
+def left_out_line(summaries: list[TargetSummary]) -> str | None:
+    """The closing sentence naming the groups left out of the four categories, or None."""
+    review = sum(s.ship[ShipCategory.NEEDS_REVIEW.value] for s in summaries)
+    failed = sum(s.ship[ShipCategory.NOT_SCORED.value] for s in summaries)
+    if not review and not failed:
+        return None
+    return (
+        f"Left out of the four SHIP categories: {failed} question group(s) not scored (the judges "
+        f"failed; reasons under 'unscored' in results.jsonl) and {review} needing review (the "
+        "category hangs on an undecided claim or checklist item)."
+    )

@@ -36,7 +36,7 @@ from medeval.reporting.commands import (
 from medeval.scenarios import bundled_scenarios_dir, expand_paths, upgrade_scenario_file
 from medeval.schemas import ShipCategory
 from medeval.study import load_study, study_problems
-from medeval.summary import SHIP_LABELS, SHIP_ORDER, summarise
+from medeval.summary import SHIP_LABELS, SHIP_ORDER, left_out_line, summarise
 from medeval.terminal import emit, error_line, fit, stdout_console
 
 RESEARCH_NOTICE = (
@@ -69,6 +69,9 @@ SHIP_SHORT = {
     ShipCategory.NOT_SUBSTANTIVE: "NS",
     ShipCategory.INCORRECT: "Inc",
     ShipCategory.INCOMPLETE_DATA: "ID",
+    # Left out of the four categories, counted apart.
+    ShipCategory.NEEDS_REVIEW: "Rev",
+    ShipCategory.NOT_SCORED: "NSc",
 }
 
 
@@ -103,6 +106,9 @@ def print_summary(result: RunResult, console: Console = out) -> None:
         fit(ship, console),
         Text(f"{legend}. risk: mean safety risk; review: trials awaiting manual review."),
     )
+    left_out = left_out_line(summaries)
+    if left_out:
+        console.print(left_out, highlight=False, soft_wrap=True)
     console.print(f"run directory: {result.store.directory}", highlight=False, soft_wrap=True)
 
 

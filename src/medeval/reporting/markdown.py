@@ -14,7 +14,7 @@ from medeval.reporting.model import ReportData, ReportPaths
 from medeval.reporting.pairs_text import consistency_markdown, pairs_markdown
 from medeval.reporting.sensitivity import sensitivity_lines
 from medeval.reporting.stats import Interval
-from medeval.reporting.tables import POOLED, POOLED_OTHER, ShipRow
+from medeval.reporting.tables import LEFT_OUT, POOLED, POOLED_OTHER, ShipRow
 
 RESEARCH_BANNER = (
     "> **For research use only.** This report evaluates AI-generated information about Medicare. "
@@ -105,6 +105,8 @@ def summary_lines(data: ReportData) -> list[str]:
             with_ci(t.completeness),
             num(t.safety_risk),
             f"{pct(t.ac.estimate)} ({ci(t.ac, True)}, n={t.ac.n})",
+            t.left_out["needs_review"],
+            t.left_out["not_scored"],
             t.needs_review,
             t.unscored_items,
         )
@@ -122,13 +124,16 @@ def summary_lines(data: ReportData) -> list[str]:
                 "Completeness (95% CI)",
                 "Safety risk",
                 "Accurate & complete (95% CI)",
-                "Needs review",
+                "Groups needing review",
+                "Groups not scored",
+                "Trials to review",
                 "Unscored items",
             ),
             rows,
         ),
         "Accuracy and completeness are trial means with a cluster-bootstrap interval (clusters = scenarios); "
-        "Accurate & complete is the share of scored question groups with a Wilson interval. "
+        "Accurate & complete is the share of scored question groups with a Wilson interval; groups "
+        "needing review or not scored (the judges failed) are left out of it and counted apart. "
         "See docs/statistics.md.",
         "",
     ]
@@ -136,7 +141,8 @@ def summary_lines(data: ReportData) -> list[str]:
 
 def ship_cells(row: ShipRow) -> list[object]:
     shares = [f"{row.counts[c]} ({pct(row.pct(c))})" for c in SHIP_CATEGORIES]
-    return [row.question_group, row.target, row.n, *shares, ci(row.ac, True)]
+    left_out = ["" if row.left_out is None else row.left_out.get(c, 0) for c in LEFT_OUT]
+    return [row.question_group, row.target, row.n, *shares, ci(row.ac, True), *left_out]
 
 
 def ship_lines(data: ReportData, paths: ReportPaths) -> list[str]:
@@ -146,6 +152,8 @@ def ship_lines(data: ReportData, paths: ReportPaths) -> list[str]:
         "n",
         *(CATEGORY_LABELS[c] for c in SHIP_CATEGORIES),
         "A&C 95% CI",
+        "Needs review",
+        "Not scored",
     )
     groups = [r for r in data.ship if r.question_group not in (POOLED, POOLED_OTHER)]
     pooled = [r for r in data.ship if r.question_group in (POOLED, POOLED_OTHER)]
@@ -157,7 +165,9 @@ def ship_lines(data: ReportData, paths: ReportPaths) -> list[str]:
         f"SHIP results ({baseline_citation()}). "
         "The pooled counselor rows cover all 19 scored groups of the study; the AI rows beside them "
         "(ALL) pool the same study groups only, and ALL-OTHER pools the groups the study did not have. "
-        "Same numbers as `ship_table.csv`.",
+        "Needs review (the category hangs on an undecided claim or checklist item) and Not scored (the "
+        "judges failed: extraction or every verifier) are left out of n and of the categories, and "
+        "counted in their own columns. Same numbers as `ship_table.csv`.",
         "",
         *table(header, [ship_cells(r) for r in groups]),
         "### Pooled over question groups",

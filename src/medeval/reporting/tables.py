@@ -28,6 +28,10 @@ POOLED_OTHER = "ALL-OTHER"
 # The groups set beside the counselors: scored by design and coded (schema 1 wrote "not_scored" for
 # groups asked but not scored; schema 2 writes "not_applicable").
 SCORED_FILTER = "scored AND ship_category NOT IN ('not_scored', 'not_applicable', 'needs_review')"
+# Groups scored by design that the judges could not decide: left out of the four categories and
+# counted in columns of their own, so a reader sees how much was left out.
+LEFT_OUT = ("needs_review", "not_scored")
+LEFT_OUT_FILTER = "scored AND ship_category IN ('needs_review', 'not_scored')"
 
 
 class ShipRow(BaseModel):
@@ -38,6 +42,7 @@ class ShipRow(BaseModel):
     n: int
     counts: dict[str, int]
     ac: Interval
+    left_out: dict[str, int] | None = None  # needs_review / not_scored; None for counselor rows
 
     def pct(self, category: str) -> float | None:
         return self.counts[category] / self.n if self.n else None
@@ -57,6 +62,8 @@ class ShipRow(BaseModel):
             row[f"{category}_pct"] = "" if share is None else round(100 * share, 1)
         row["accurate_complete_ci_low_pct"] = _pct_cell(self.ac.low)
         row["accurate_complete_ci_high_pct"] = _pct_cell(self.ac.high)
+        for column in LEFT_OUT:
+            row[column] = "" if self.left_out is None else self.left_out.get(column, 0)
         return row
 
 
@@ -98,6 +105,7 @@ class TargetRow(BaseModel):
     ac: Interval
     needs_review: int
     unscored_items: int
+    left_out: dict[str, int]
 
 
 def _num(value: float | None) -> object:
@@ -168,6 +176,7 @@ def target_rows(corpus: Corpus, seed: int) -> list[TargetRow]:
         "FROM trials GROUP BY 1 ORDER BY min(trial_id)"
     )
     ship = _ship_counts(corpus, by_group=False)
+    left_out = _ship_counts(corpus, by_group=False, where=LEFT_OUT_FILTER, categories=LEFT_OUT)
     out = []
     for spec, served, n, accuracy, completeness, scenarios, safety, review, unscored, _ in rows:
         counts = ship.get(("", spec), dict.fromkeys(SHIP_CATEGORIES, 0))
@@ -184,6 +193,7 @@ def target_rows(corpus: Corpus, seed: int) -> list[TargetRow]:
                 ac=wilson(counts["accurate_complete"], scored),
                 needs_review=review,
                 unscored_items=int(unscored or 0),
+                left_out=left_out.get(("", spec), dict.fromkeys(LEFT_OUT, 0)),
             )
         )
     return out
@@ -196,10 +206,17 @@ def target_order(corpus: Corpus) -> list[str]:
 
 
 def _ship_counts(
-    corpus: Corpus, *, by_group: bool, within: set[str] | None = None, outside: set[str] | None = None
+    corpus: Corpus,
+    *,
+    by_group: bool,
+    within: set[str] | None = None,
+    outside: set[str] | None = None,
+    where: str = SCORED_FILTER,
+    categories: Sequence[str] = SHIP_CATEGORIES,
 ) -> dict[tuple[str, str], dict[str, int]]:
     group = "question_group" if by_group else "''"
-    where, params = SCORED_FILTER, []
+    params: list[object] = []
+    where = f"({where})"
     for groups, operator in ((within, "IN"), (outside, "NOT IN")):
         if groups is not None:
             where += f" AND question_group {operator} (SELECT unnest(?::VARCHAR[]))"
@@ -210,12 +227,19 @@ def _ship_counts(
     )
     out: dict[tuple[str, str], dict[str, int]] = {}
     for question_group, target, category, count in rows:
-        out.setdefault((question_group, target), dict.fromkeys(SHIP_CATEGORIES, 0))[category] = count
+        out.setdefault((question_group, target), dict.fromkeys(categories, 0))[category] = count
     return out
 
 
 # ship_table.csv -------------------------------------------------------------------------------------
-def _row(question_group: str, topic: str, source: str, target: str, counts: dict[str, int]) -> ShipRow:
+def _row(
+    question_group: str,
+    topic: str,
+    source: str,
+    target: str,
+    counts: dict[str, int],
+    left_out: dict[str, int] | None = None,
+) -> ShipRow:
     n = sum(counts.values())
     return ShipRow(
         question_group=question_group,
@@ -225,13 +249,17 @@ def _row(question_group: str, topic: str, source: str, target: str, counts: dict
         n=n,
         counts=counts,
         ac=wilson(counts["accurate_complete"], n),
+        left_out=left_out,
     )
 
 
 def question_groups(corpus: Corpus) -> list[str]:
+    """Every question group scored by design, including one whose every answer was left out."""
     found = [
         row[0]
-        for row in corpus.query(f"SELECT DISTINCT question_group FROM trial_groups WHERE {SCORED_FILTER}")
+        for row in corpus.query(
+            f"SELECT DISTINCT question_group FROM trial_groups WHERE ({SCORED_FILTER}) OR ({LEFT_OUT_FILTER})"
+        )
     ]
     return sorted(found, key=group_sort_key)
 
@@ -243,22 +271,43 @@ def ship_rows(corpus: Corpus) -> list[ShipRow]:
     like is pooled with like; then each target over the groups the study did not have (topic
     scenarios), with no counselor row."""
     counts = _ship_counts(corpus, by_group=True)
+    left_out = _ship_counts(corpus, by_group=True, where=LEFT_OUT_FILTER, categories=LEFT_OUT)
     targets = target_order(corpus)
     rows: list[ShipRow] = []
+
+    def ai_row(
+        group: str,
+        topic: str,
+        key: tuple[str, str],
+        by_group: dict[tuple[str, str], dict[str, int]],
+        excluded: dict[tuple[str, str], dict[str, int]],
+    ) -> ShipRow:
+        return _row(
+            group,
+            topic,
+            "ai",
+            key[1],
+            by_group.get(key, dict.fromkeys(SHIP_CATEGORIES, 0)),
+            excluded.get(key, dict.fromkeys(LEFT_OUT, 0)),
+        )
+
     for group in question_groups(corpus):
         human = {row.mode: row for row in baseline_for(group)}
         topic = next(iter(human.values())).topic if human else ""
         for target in targets:
-            if (group, target) in counts:
-                rows.append(_row(group, topic, "ai", target, counts[(group, target)]))
+            if (group, target) in counts or (group, target) in left_out:
+                rows.append(ai_row(group, topic, (group, target), counts, left_out))
         for mode in MODES:
             if mode in human:
                 rows.append(_row(group, topic, "counselors", MODE_LABELS[mode], dict(human[mode].counts)))
     study_groups = {row.question_group for row in load_baseline()}
     pooled = _ship_counts(corpus, by_group=False, within=study_groups)
+    pooled_out = _ship_counts(
+        corpus, by_group=False, within=study_groups, where=LEFT_OUT_FILTER, categories=LEFT_OUT
+    )
     for target in targets:
-        if ("", target) in pooled:
-            rows.append(_row(POOLED, "All study question groups", "ai", target, pooled[("", target)]))
+        if ("", target) in pooled or ("", target) in pooled_out:
+            rows.append(ai_row(POOLED, "All study question groups", ("", target), pooled, pooled_out))
     for mode in MODES:
         total = dict.fromkeys(SHIP_CATEGORIES, 0)
         for row in load_baseline():
@@ -267,9 +316,12 @@ def ship_rows(corpus: Corpus) -> list[ShipRow]:
                     total[category] += row.counts[category]
         rows.append(_row(POOLED, "All study question groups", "counselors", MODE_LABELS[mode], total))
     others = _ship_counts(corpus, by_group=False, outside=study_groups)
+    others_out = _ship_counts(
+        corpus, by_group=False, outside=study_groups, where=LEFT_OUT_FILTER, categories=LEFT_OUT
+    )
     for target in targets:
-        if ("", target) in others:
-            rows.append(_row(POOLED_OTHER, "All other question groups", "ai", target, others[("", target)]))
+        if ("", target) in others or ("", target) in others_out:
+            rows.append(ai_row(POOLED_OTHER, "All other question groups", ("", target), others, others_out))
     return rows
 
 
