@@ -12,7 +12,7 @@ import pytest
 from medeval.agents import boundary
 from medeval.agents.boundary import data_message, scrub
 from medeval.agents.extractor import extract
-from medeval.agents.questioner import paraphrase
+from medeval.agents.questioner import paraphrase, persona_reply
 from medeval.agents.rules import extract_claims
 from medeval.agents.tiebreak import break_ties
 from medeval.agents.verifier import GroupAnswer, verify
@@ -169,6 +169,14 @@ def test_questioner_keeps_scripted_turns_and_persona_inside_their_blocks() -> No
     assert_kept_inside(content, "scripted_turns", (*ESCAPES, ORDER))
     persona_start, persona_end = block(content, "persona")
     assert persona_start < content.index(SIDE_ORDER) < persona_end
+
+
+def test_persona_reply_keeps_the_chatbot_reply_inside_its_block() -> None:
+    model = ScriptedModel(['{"asks_beneficiary": false, "reply": ""}'])
+    gateway = Gateway(adapters={"scripted:scripted-1": model})
+    asyncio.run(persona_reply(gateway, "scripted:scripted-1", SCENARIO, "q", HOSTILE, 1, ctx("questioner")))
+    content = model.requests[0].messages[0].content
+    assert_kept_inside(content, "chatbot_reply", (*ESCAPES, ORDER))
 
 
 def test_the_same_material_gives_the_same_tags_so_the_cache_still_hits() -> None:

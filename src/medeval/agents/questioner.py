@@ -75,9 +75,8 @@ async def persona_reply(
     """(reply, None) when the chatbot asked the beneficiary something; (None, None) when it did
     not; (None, reason) when the questioner model failed (the script then simply goes on)."""
     persona = json.dumps(scenario.persona, ensure_ascii=False, sort_keys=True)
-    content = (
-        f"<persona>\n{persona}\n</persona>\n<scripted_question>\n{question}\n</scripted_question>\n"
-        f"<chatbot_reply>\n{chatbot}\n</chatbot_reply>"
+    content = data_message(
+        [("persona", persona), ("scripted_question", question), ("chatbot_reply", chatbot)]
     )
     request = role_request(
         "questioner_reply",
