@@ -45,7 +45,9 @@ class TargetSummary(BaseModel):
 
     @property
     def groups(self) -> int:
-        return sum(self.ship.values())
+        """Groups coded in a category set beside the counselors (left-out groups not counted)."""
+        left_out = {c.value for c in LEFT_OUT}
+        return sum(n for category, n in self.ship.items() if category not in left_out)
 
 
 def _mean(values: list[float | None]) -> float | None:
