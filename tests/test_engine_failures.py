@@ -121,3 +121,23 @@ def test_a_clean_resume_config_round_trips(tmp_path: Path) -> None:
     assert again.records == []
     assert engine_cli.exit_code(engine_cli.whole_run(again)) == EXIT_COMPLETE
     assert LOOP_JUDGE not in again.store.read_manifest()["config"]["judges"]
+
+
+def test_judges_that_score_nothing_exit_3_with_the_rescore_command(tmp_path: Path) -> None:
+    """A judge that never returns valid output leaves every group not_scored: the run says so and
+    does not exit 0, since nothing was measured."""
+    done = medeval(
+        "run", "-s", str(SCENARIO_001), "-t", "fake:accurate", "--judge", "fake:garbage", "--quiet",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == EXIT_FAILED_TRIALS, done.stderr
+    (line,) = [line for line in done.stderr.splitlines() if "not scored" in line]
+    assert line.startswith("error: 1 of 1 question group(s) were not scored because the judges failed")
+    assert line.endswith("--judge SPEC")
+    assert "Traceback" not in done.stderr
+
+
+def test_a_run_with_some_groups_scored_still_exits_0(tmp_path: Path) -> None:
+    done = medeval("run", "-s", str(SCENARIO_001), "-t", "fake:accurate", "--quiet", cwd=tmp_path)
+    assert done.returncode == EXIT_COMPLETE, done.stderr
+    assert "not scored" not in done.stderr

@@ -15,7 +15,7 @@ from medeval.config import RunConfig
 from medeval.errors import EXIT_COMPLETE, EXIT_FAILED_TRIALS, EXIT_MAX_COST, UserError
 from medeval.orchestrator import RunInterrupted, RunResult, resume_config
 from medeval.runwriter import latest_trials, target_failed
-from medeval.schemas import TrialRecord
+from medeval.schemas import ShipCategory, TrialRecord
 from medeval.storage import SUMMARY, without_chain
 from medeval.terminal import error_line
 
@@ -88,7 +88,27 @@ def exit_code(result: RunResult, *, resumable: bool = True) -> int:
             f"fix the cause above, then: {then}"
         )
         return EXIT_FAILED_TRIALS
+    unjudged, judged = judge_failures(result.records)
+    if unjudged:
+        error_line(
+            f"{unjudged} of {judged} question group(s) were not scored because the judges failed "
+            f"(not counted against any chatbot); see calls.jsonl, then judge the stored answers "
+            f"again: medeval rescore {result.store.directory} --judge SPEC"
+        )
+        if unjudged == judged:
+            return EXIT_FAILED_TRIALS  # nothing was measured: a script must not take this for a result
     return EXIT_FAILED_TRIALS if result.failures else EXIT_COMPLETE
+
+
+def judge_failures(records: list[TrialRecord]) -> tuple[int, int]:
+    """(groups not scored because judging failed, groups the judges were asked to score)."""
+    judged = [
+        group.ship_category
+        for record in records
+        for group in record.groups
+        if group.ship_category not in (ShipCategory.NOT_APPLICABLE, ShipCategory.INCOMPLETE_DATA)
+    ]
+    return judged.count(ShipCategory.NOT_SCORED), len(judged)
 
 
 def report_outcome(result: RunResult, console: Console) -> None:
