@@ -11,7 +11,7 @@ from medeval.agents.tiebreak import screen_decisions
 from medeval.agents.verifier import GroupAnswer, Verification, answer_key_json, verify
 from medeval.gateway import CallContext, Gateway
 from medeval.scenarios import load_scenario
-from medeval.schemas import Claim, FinalClaim, Label, TieBreak
+from medeval.schemas import Claim, FinalClaim, Label, Span, TieBreak
 
 from .conftest import SCENARIOS
 from .test_extraction import ScriptedModel
@@ -160,3 +160,27 @@ def test_tie_break_decisions_are_held_to_the_same_evidence_rules() -> None:
         "invalid tie-break decision(s): Q1.c1: SUPPORTED cites disallowed claim(s) D1; it may cite "
         "facts only; Q1.c2: cites unknown id(s) F99; Q1.c9: not a disputed claim"
     )
+
+
+def test_a_claim_flag_travels_to_the_model_verifier_with_its_quote() -> None:
+    """A restatement the harness found unrelated to its quote is marked in the verifier's input, so
+    the verifier judges the quote (what the chatbot said), not the extractor's words."""
+    from medeval.agents.grounding import UNRELATED
+    from medeval.agents.verifier import claims_json
+
+    response = "Part B costs $202.90 a month in 2026."
+    flagged = Claim(
+        claim_id="t1.c1",
+        turn_id="t1",
+        text="Part D has no premium.",
+        type="factual",
+        confidence="high",
+        verifiable=True,
+        quote_spans=[Span(start=0, end=len(response))],
+        flags=[UNRELATED],
+    )
+    plain = flagged.model_copy(update={"claim_id": "t1.c2", "flags": []})
+    shown = json.loads(claims_json([flagged, plain], response))
+    assert shown[0]["flags"] == [UNRELATED]
+    assert shown[0]["quote"] == response
+    assert "flags" not in shown[1]

@@ -63,14 +63,14 @@ def quoted(response: str, claim: Claim) -> str:
 
 
 def claims_json(claims: list[Claim], response: str) -> str:
-    items = [
-        {
-            "claim_id": c.claim_id,
-            "text": c.text,
-            "quote": quoted(response, c),
-        }
-        for c in claims
-    ]
+    """Each claim with its quote; a flag (e.g. a restatement unrelated to its quote) travels with it
+    so the verifier reads the quote, not the restatement."""
+    items: list[dict[str, object]] = []
+    for c in claims:
+        item: dict[str, object] = {"claim_id": c.claim_id, "text": c.text, "quote": quoted(response, c)}
+        if c.flags:
+            item["flags"] = list(c.flags)
+        items.append(item)
     return json.dumps(items, ensure_ascii=False, indent=1)
 
 
