@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from medeval.adapters.batch import BatchItem, BatchStatus
+from medeval.adapters.fake import FakeJudge
 from medeval.config import RunConfig
 from medeval.testing.loopback import LoopbackServer
 from tests.conftest import SCENARIOS, only_run, stable
@@ -48,3 +51,57 @@ def strict_lines(path: Path) -> list[dict[str, Any]]:
     """Every line of a JSONL file, each of which must parse."""
     lines = path.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
+
+
+# -- batch judging (issue 16) ---------------------------------------------------------------------
+
+
+async def settle(seconds: float) -> None:
+    """A sleeper for batch tests: no real waiting, but every task that can run now runs first, so
+    a batch's idle window closes only once the run has nothing more to add to it."""
+    for _ in range(200):
+        await asyncio.sleep(0)
+
+
+class HeldBatchJudge(FakeJudge):
+    """`fake:judge` whose batches stay in progress until the test releases them, and which counts
+    every submission (so a test can prove that a resumed run did not pay for a batch twice)."""
+
+    def __init__(self, model: str = "judge") -> None:
+        super().__init__(model)
+        self.held = False
+        self.submissions: list[list[str]] = []
+        self.submitted = asyncio.Event()
+
+    async def batch_submit(self, items: list[BatchItem]) -> str:
+        self.submissions.append([i.custom_id for i in items])
+        self.submitted.set()
+        return await super().batch_submit(items)
+
+    async def batch_status(self, batch_id: str) -> BatchStatus:
+        status = await super().batch_status(batch_id)
+        if self.held:
+            return status.model_copy(update={"state": "in_progress", "provider_state": "in_progress"})
+        return status
+
+
+def batch_events(run_dir: Path, event: str | None = None) -> list[dict[str, Any]]:
+    """The batch event lines of a run's calls.jsonl (all, or one kind: "batch_submitted"...)."""
+    lines = strict_lines(run_dir / "calls.jsonl")
+    return [r for r in lines if str(r.get("event", "")).startswith("batch_") and event in (None, r["event"])]
+
+
+def judged_trials(run_dir: Path) -> dict[str, Any]:
+    """What a batch run must reproduce of a direct run, by trial key: each group's category and
+    every judge's output (claims, verdicts, checklists)."""
+    out: dict[str, Any] = {}
+    for record in strict_lines(run_dir / "results.jsonl"):
+        kept = stable(record)
+        out[str(record["trial_key"])] = {
+            "groups": [(g["question_group"], g["ship_category"]) for g in kept.get("groups", [])],
+            "claims": kept.get("claims"),
+            "verdicts": kept.get("verdicts"),
+            "final_claims": kept.get("final_claims"),
+            "status": kept.get("status"),
+        }
+    return out

@@ -4,33 +4,50 @@ cost at typical token counts. (The ceiling while running is checked by the orche
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Container
 
 from medeval.config import RunConfig
 from medeval.cost import PriceTable, estimate_cost
 from medeval.errors import ConfigError
+from medeval.gateway import Gateway
 from medeval.trial import TrialPlan
 
 
-def expected_calls(config: RunConfig, plans: list[TrialPlan]) -> dict[str, int]:
-    """Model calls the plans will make at most (every conditional turn asked, no retries)."""
-    calls: Counter[str] = Counter()
+def expected_calls(
+    config: RunConfig, plans: list[TrialPlan], batched: Container[str] = ()
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Model calls the plans will make at most (every conditional turn asked, no retries): those
+    made directly, and the judge calls that go through the batch API of a spec in `batched`."""
+    direct: Counter[str] = Counter()
+    batch: Counter[str] = Counter()
     for plan in plans:
         turns = plan.scenario.scripted_turns
         scored = sum(t.scored for t in turns)
-        calls[plan.target] += len(turns) + (1 if plan.scenario.opening_statement else 0)
-        calls[config.extractor_spec()] += scored
-        for index in range(config.judge_count):
-            calls[config.judge_spec(index)] += scored
+        direct[plan.target] += len(turns) + (1 if plan.scenario.opening_statement else 0)
+        for spec in [config.extractor_spec(), *(config.judge_spec(i) for i in range(config.judge_count))]:
+            (batch if spec in batched else direct)[spec] += scored
         if config.questioner and plan.scenario.variation_knobs.paraphrase:
-            calls[config.questioner] += 1
-    return dict(calls)
+            direct[config.questioner] += 1
+    return dict(direct), dict(batch)
 
 
-def check_budget(config: RunConfig, plans: list[TrialPlan], spent: float, prices: PriceTable) -> None:
-    """--max-cost: refuse to start a run whose estimate is over budget (before any file is written)."""
+def check_budget(
+    config: RunConfig,
+    plans: list[TrialPlan],
+    spent: float,
+    prices: PriceTable,
+    batch_discounts: dict[str, float] | None = None,
+) -> None:
+    """--max-cost: refuse to start a run whose estimate is over budget (before any file is written).
+    `batch_discounts`: the judge specs whose calls go through a batch API, with their discounts."""
     if config.max_cost is None:
         return
-    estimate, unpriced = estimate_cost(expected_calls(config, plans), prices)
+    discounts = batch_discounts or {}
+    direct, batched = expected_calls(config, plans, discounts)
+    estimate, unpriced = estimate_cost(direct, prices)
+    batch_estimate, batch_unpriced = estimate_cost(batched, prices, batch_discounts=discounts)
+    estimate += batch_estimate
+    unpriced += batch_unpriced
     if unpriced:
         raise ConfigError(
             f"--max-cost needs a price for {unpriced[0]}, which data/prices.json lacks; "
@@ -48,3 +65,19 @@ def check_budget(config: RunConfig, plans: list[TrialPlan], spent: float, prices
 def dollars(amount: float) -> str:
     """Cents where they suffice; more digits for the sub-cent budgets of small test runs."""
     return f"${amount:.2f}" if amount >= 1 or amount == 0 else f"${amount:.4f}"
+
+
+def batch_routes(config: RunConfig, gateway: Gateway) -> dict[str, str] | None:
+    """With --batch: how each judge model's calls go, "batch" or "direct" (no batch API)."""
+    if not config.batch.enabled:
+        return None
+    return {
+        spec: "batch" if gateway.batch_api(spec) is not None else "direct (no batch API)"
+        for spec in config.judge_role_specs()
+    }
+
+
+def batch_discounts(config: RunConfig, gateway: Gateway) -> dict[str, float]:
+    """The judge specs whose calls go through a batch API, with the provider's discount."""
+    apis = {spec: gateway.batch_api(spec) for spec in config.judge_role_specs()}
+    return {spec: api.batch_discount for spec, api in apis.items() if api is not None}

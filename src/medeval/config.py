@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from medeval.adapters.base import ReasoningEffort
+from medeval.batching.settings import BatchSettings
 from medeval.cache import CacheMode
 from medeval.errors import UserError
 from medeval.hashing import sha256_text
@@ -136,6 +137,14 @@ class RunConfig(BaseModel):
         default=2, ge=0, description="At most this many persona replies per scripted turn"
     )
     study: StudyRef | None = None
+    batch: BatchSettings = Field(
+        default_factory=BatchSettings, description="Judge roles through provider batch APIs (--batch)"
+    )
+
+    def judge_role_specs(self) -> list[str]:
+        """The models of the judge roles (extractor, verifiers, adjudicator), once each."""
+        specs = [self.extractor_spec(), *self.judges, *([self.adjudicator] if self.adjudicator else [])]
+        return [s for s in dict.fromkeys(specs) if s != DEFAULT_JUDGE]
 
     def extractor_spec(self) -> str:
         return self.extractor or self.judges[0]

@@ -31,6 +31,18 @@ class Price(BaseModel):
     output: float
     status: Literal["placeholder", "sourced"]
     source: str | None = None
+    #: Batch API prices, where the provider's differ from the adapter's `batch_discount`.
+    batch_input: float | None = None
+    batch_output: float | None = None
+
+    def batched(self, discount: float) -> tuple[float, float]:
+        """(input, output) per unit through the batch API: the table's batch prices, else the
+        direct prices less the provider's discount."""
+        keep = 1.0 - discount
+        return (
+            self.batch_input if self.batch_input is not None else self.input * keep,
+            self.batch_output if self.batch_output is not None else self.output * keep,
+        )
 
 
 class PriceTable(BaseModel):
@@ -53,12 +65,16 @@ class PriceTable(BaseModel):
                 return price
         return self.models.get(f"{provider}:*")
 
-    def cost(self, spec: str, usage: Usage) -> float | None:
+    def cost(self, spec: str, usage: Usage, *, batch_discount: float | None = None) -> float | None:
+        """`batch_discount`: set when the call went through the provider's batch API."""
         price = self.price(spec)
         if price is None:
             return None
+        per_in, per_out = (
+            price.batched(batch_discount) if batch_discount is not None else (price.input, price.output)
+        )
         tokens_in, tokens_out = usage.input_tokens or 0, usage.output_tokens or 0
-        return round((tokens_in * price.input + tokens_out * price.output) / 1_000_000, 8)
+        return round((tokens_in * per_in + tokens_out * per_out) / 1_000_000, 8)
 
 
 def load_prices(path: Path | None = None) -> PriceTable:
@@ -97,8 +113,10 @@ class CostMeter:
         self.by_model: dict[str, float] = defaultdict(float)
         self.unpriced: set[str] = set()
 
-    def charge(self, spec: str, usage: Usage, role: str, target: str | None) -> float | None:
-        cost = self.prices.cost(spec, usage)
+    def charge(
+        self, spec: str, usage: Usage, role: str, target: str | None, *, batch_discount: float | None = None
+    ) -> float | None:
+        cost = self.prices.cost(spec, usage, batch_discount=batch_discount)
         if cost is None:
             self.unpriced.add(spec)
             return None
@@ -121,14 +139,18 @@ class CostMeter:
         }
 
 
-def estimate_cost(calls: dict[str, int], prices: PriceTable) -> tuple[float, list[str]]:
-    """Dollars for `calls` (spec -> number of calls) at typical token counts, and unpriced specs."""
+def estimate_cost(
+    calls: dict[str, int], prices: PriceTable, *, batch_discounts: dict[str, float] | None = None
+) -> tuple[float, list[str]]:
+    """Dollars for `calls` (spec -> number of calls) at typical token counts, and unpriced specs.
+    `batch_discounts` (spec -> discount): these calls go through the spec's batch API."""
     total, unpriced = 0.0, []
     typical = Usage(input_tokens=TYPICAL_INPUT_TOKENS, output_tokens=TYPICAL_OUTPUT_TOKENS)
     for spec, count in sorted(calls.items()):
         if spec in NOT_A_MODEL or count == 0:
             continue
-        cost = prices.cost(spec, typical)
+        discount = (batch_discounts or {}).get(spec)
+        cost = prices.cost(spec, typical, batch_discount=discount)
         if cost is None:
             unpriced.append(spec)
         else:

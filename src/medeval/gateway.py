@@ -14,8 +14,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, ProviderError
+from medeval.adapters.batch import BatchAPI
 from medeval.adapters.registry import create_adapter
 from medeval.adapters.retry import THROTTLE_STATUSES, RetryPolicy, Sleeper, real_sleep
+from medeval.batching import BATCH_ROLES, Batcher, BatchSettings, InflightBatch
 from medeval.cache import ResponseCache, cache_key
 from medeval.callfailures import FailureLog
 from medeval.cost import CostMeter
@@ -66,6 +68,7 @@ class Gateway:
         cache: ResponseCache | None = None,
         limits: Limits | None = None,
         meter: CostMeter | None = None,
+        batch: BatchSettings | None = None,
     ) -> None:
         self._sink = sink
         self._adapters: dict[str, ModelAPI] = dict(adapters or {})
@@ -76,6 +79,12 @@ class Gateway:
         self.limits = limits or Limits(DEFAULT_MAX_CONCURRENCY, sleep=sleep)
         self.meter = meter
         self.failures = FailureLog()
+        #: Judge roles through provider batch APIs (`--batch`); None: every call direct.
+        self.batcher = (
+            Batcher(batch, self._event, sleep=sleep, retry=self.retry, seed=seed)
+            if batch is not None and batch.enabled
+            else None
+        )
 
     def set_sink(self, sink: CallSink) -> None:
         """Where call records go (the run's calls.jsonl, once the run directory exists)."""
@@ -86,7 +95,20 @@ class Gateway:
             self._adapters[spec] = create_adapter(spec)
         return self._adapters[spec]
 
+    def batch_api(self, spec: str) -> BatchAPI | None:
+        """The batch API judge calls to `spec` go through, or None when they go direct."""
+        if self.batcher is None:
+            return None
+        return self.batcher.api_for(spec, self.adapter(spec))
+
+    def attach_batches(self, batches: list[InflightBatch]) -> None:
+        """`--resume`: wait for the batches a killed session left in flight instead of paying again."""
+        if self.batcher is not None and batches:
+            self.batcher.attach(batches, self.adapter)
+
     async def aclose(self) -> None:
+        if self.batcher is not None:
+            await self.batcher.aclose()
         for adapter in self._adapters.values():
             await adapter.aclose()
         if self.cache is not None:
@@ -110,6 +132,10 @@ class Gateway:
             # The provider refused the key, or the model does not exist: this call would fail too.
             stopped.not_sent += 1
             raise CallFailed(spec, f"{stopped.message}; stopped calling {spec} after that", 0)
+        if self.batcher is not None and ctx.role in BATCH_ROLES:
+            api = self.batcher.api_for(spec, adapter)
+            if api is not None:
+                return await self._complete_batched(spec, api, request, sent, ctx, key, call_id)
         # Jitter is seeded per call site, so a rerun waits the same way (and tests never sleep). The
         # generator is made on the first failure: most calls never need one.
         rng: random.Random | None = None
@@ -163,6 +189,79 @@ class Gateway:
             )
             return response
 
+    async def _complete_batched(
+        self,
+        spec: str,
+        api: BatchAPI,
+        request: ChatRequest,
+        sent: dict[str, Any],
+        ctx: CallContext,
+        key: str | None,
+        call_id: str,
+    ) -> ChatResponse:
+        """One request through provider batches: each batch it rides in is one attempt, recorded
+        like a direct attempt (with its batch id); a failed item goes into a later batch under the
+        same retry policy, and a final failure raises CallFailed as a direct call would."""
+        cached = key is not None
+        # The custom id is the cache key, computed even with the cache off: deterministic (it
+        # includes the epoch), so a resumed run finds its request in a batch still in flight.
+        custom_id = key or cache_key(
+            spec, self.adapter(spec).settings(), request, ctx.epoch, request_json=sent
+        )
+        attempt = 0
+        while True:
+            attempt += 1
+            delivered = await self.batcher.request(spec, api, custom_id, request)  # type: ignore[union-attr]
+            outcome = delivered.outcome
+            state = "miss" if cached else "off"
+            if outcome.response is not None:
+                response = outcome.response
+                if not response.latency_ms:
+                    response = response.model_copy(update={"latency_ms": delivered.waited_ms})
+                if key is not None and self.cache is not None:
+                    self.cache.put(key, spec, response)
+                self._record(
+                    call_id,
+                    attempt,
+                    spec,
+                    sent,
+                    ctx,
+                    response,
+                    None,
+                    response.latency_ms,
+                    None,
+                    cache=state,
+                    key=key,
+                    batch_id=delivered.batch_id,
+                    batch_discount=api.batch_discount,
+                )
+                return response
+            failure = outcome.error
+            assert failure is not None
+            retrying = self.retry.should_retry(attempt, failure)
+            self._record(
+                call_id,
+                attempt,
+                spec,
+                sent,
+                ctx,
+                None,
+                failure,
+                delivered.waited_ms,
+                0.0 if retrying else None,
+                cache=state,
+                key=key,
+                batch_id=delivered.batch_id,
+            )
+            if not retrying:
+                self.failures.failed(spec, failure, ctx.trial_id)
+                raise CallFailed(spec, str(failure), attempt) from failure
+
+    def _event(self, event: dict[str, Any]) -> None:
+        """A batch event line in calls.jsonl, written as it happens (see batching/events.py)."""
+        if self._sink is not None:
+            self._sink({**event, "timestamp": utc_now()})
+
     def _record(
         self,
         call_id: str,
@@ -177,6 +276,8 @@ class Gateway:
         *,
         cache: str,
         key: str | None = None,
+        batch_id: str | None = None,
+        batch_discount: float | None = None,
     ) -> None:
         record: dict[str, Any] = {
             "call_id": call_id,
@@ -191,6 +292,8 @@ class Gateway:
         }
         if key is not None:
             record["cache_key"] = key
+        if batch_id is not None:
+            record["batch_id"] = batch_id
         if response is not None:
             record["response"] = response.model_dump(mode="json")
             record["served_model"] = response.served_model
@@ -198,7 +301,9 @@ class Gateway:
             if cache == "hit":
                 record["cost_usd"] = 0.0  # paid for once, by the run that stored it
             elif self.meter is not None:
-                record["cost_usd"] = self.meter.charge(spec, response.usage, ctx.role, ctx.target)
+                record["cost_usd"] = self.meter.charge(
+                    spec, response.usage, ctx.role, ctx.target, batch_discount=batch_discount
+                )
         if error is not None:
             record["error"] = {
                 "message": str(error),

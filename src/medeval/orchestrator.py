@@ -29,7 +29,8 @@ from medeval.adapters.base import ModelAPI
 from medeval.adapters.registry import parse_spec
 from medeval.adapters.retry import Sleeper, real_sleep
 from medeval.audit import verify_run
-from medeval.budget import check_budget
+from medeval.batching import TrialSlot, unfinished_batches
+from medeval.budget import batch_discounts, batch_routes, check_budget
 from medeval.cache import ResponseCache, default_cache_dir
 from medeval.config import DEFAULT_JUDGE, RunConfig, warn_correlated_verifiers
 from medeval.cost import CostMeter, load_prices
@@ -242,6 +243,7 @@ def build_manifest(
         },
         "variants": [v.name for v in config.variants],
         "study": config.study.model_dump(mode="json") if config.study else None,
+        "batching": batch_routes(config, gateway),
     }
 
 
@@ -271,6 +273,7 @@ def build_gateway(
         cache=ResponseCache(config.cache_dir or default_cache_dir(), config.cache),
         limits=Limits(config.max_concurrency, config.provider_concurrency, sleep=sleep),
         meter=CostMeter(load_prices()),
+        batch=config.batch,
     )
 
 
@@ -342,6 +345,7 @@ async def _execute_locked(
     retry_failed: bool,
 ) -> RunResult:
     plans = plan_trials(config, scenarios)
+    resumed = store is not None
     done_keys: set[str] = set()
     spent = 0.0
     if store is not None:
@@ -353,7 +357,7 @@ async def _execute_locked(
         spent = sum(float(c.get("cost_usd") or 0.0) for c in store.call_records())
     todo = [(i, p) for i, p in enumerate(plans, start=1) if p.key(config.seed) not in done_keys]
     assert gateway.meter is not None
-    check_budget(config, [p for _, p in todo], spent, gateway.meter.prices)
+    check_budget(config, [p for _, p in todo], spent, gateway.meter.prices, batch_discounts(config, gateway))
     if store is None:
         store = create_store(config.out)
         held.enter_context(run_lock(store.directory))
@@ -366,6 +370,9 @@ async def _execute_locked(
         on_store(store.directory)
     writer = Writer(store, progress)
     gateway.set_sink(writer.call)
+    if resumed:
+        # Batches a killed session left in flight: their requests wait for them, never sent twice.
+        gateway.attach_batches(unfinished_batches(store.call_records()))
 
     trial_slots = asyncio.Semaphore(config.max_concurrency)
     records: list[TrialRecord] = []
@@ -374,7 +381,8 @@ async def _execute_locked(
 
     async def one(index: int, plan: TrialPlan) -> None:
         nonlocal stopped
-        async with trial_slots:
+        # A TrialSlot, not the bare semaphore: a trial waiting on a judge batch gives its slot up.
+        async with TrialSlot(trial_slots):
             if writer.failure is not None:
                 return
             if config.max_cost is not None and spent + meter.total >= config.max_cost:

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from medeval.batching.events import COLLECTED, SUBMITTED, is_batch_event
 from medeval.cost import cost_totals
 from medeval.errors import EXIT_STORAGE, UserError
 from medeval.progress import RunProgress
@@ -39,7 +40,8 @@ class Writer:
         except StorageError as error:
             self.failure = error
             raise
-        self.progress.call(record)
+        if not is_batch_event(record):
+            self.progress.call(record)
 
     def trial(self, record: TrialRecord) -> bool:
         """Append one finished trial; False when it was not written."""
@@ -78,8 +80,11 @@ class RunStorageFailed(UserError):
 def run_summary(store: RunStore, planned: int, outcome: str) -> dict[str, Any]:
     """End-of-session totals, computed from the files, so a resumed run's summary covers it all."""
     statuses = Counter(str(t.get("status")) for t in store.trials())
-    calls = list(store.call_records())
-    return {
+    calls: list[dict[str, Any]] = []
+    batch_events: list[dict[str, Any]] = []
+    for record in store.call_records():
+        (batch_events if is_batch_event(record) else calls).append(record)
+    summary = {
         "run_id": store.run_id,
         "written_at": utc_now(),
         "outcome": outcome,
@@ -94,6 +99,13 @@ def run_summary(store: RunStore, planned: int, outcome: str) -> dict[str, Any]:
         "cost": cost_totals(calls),
         "chains": {"results": store.results.head(), "calls": store.calls.head()},
     }
+    if batch_events:
+        summary["batches"] = {
+            "submitted": sum(e.get("event") == SUBMITTED for e in batch_events),
+            "collected": sum(e.get("event") == COLLECTED for e in batch_events),
+            "batched_calls": sum(bool(c.get("batch_id")) for c in calls),
+        }
+    return summary
 
 
 def target_failed(record: dict[str, Any]) -> bool:

@@ -7,6 +7,11 @@ Specs:
 - `fake:judge`: a judge that returns schema-valid JSON, derived from the request and its seed.
 - `fake:garbage`: a judge that never returns valid JSON (exercises the unscored path).
 - `fake:flaky`: like `fake:judge`, but the first attempt at each request returns broken JSON.
+- `fake:batch-flaky`: like `fake:judge`, but through `--batch` each request fails (retryably) in
+  the first batch it rides in, so the engine's retry of failed items is exercised.
+
+Fake judges offer the batch API in process (`--batch` works offline): a batch ends as soon as it
+is submitted, and each item is answered exactly as a direct call would be.
 """
 
 from __future__ import annotations
@@ -18,12 +23,13 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, Usage
+from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, ProviderError, Usage
+from medeval.adapters.batch import BatchAPI, BatchItem, BatchOutcome, BatchStatus
 from medeval.errors import ConfigError
 from medeval.hashing import derive_seed, sha256_text
 
 FAKE_MODEL_VERSION = "2026-11-01"
-JUDGE_MODELS = ("judge", "garbage", "flaky")
+JUDGE_MODELS = ("judge", "garbage", "flaky", "batch-flaky")
 
 
 @cache
@@ -107,8 +113,41 @@ class FakeTarget(_FakeBase):
         return self._respond(request, text)
 
 
-class FakeJudge(_FakeBase):
+class FakeJudge(_FakeBase, BatchAPI):
     """Schema-valid JSON for each judge role, seeded so that two judges can disagree."""
+
+    def __init__(self, model: str) -> None:
+        super().__init__(model)
+        self._batches: dict[str, list[BatchItem]] = {}
+        self._failed_once: set[str] = set()
+
+    async def batch_submit(self, items: list[BatchItem]) -> str:
+        digest = sha256_text("".join(i.custom_id for i in items))[:12]
+        batch_id = f"fakebatch_{len(self._batches) + 1:04d}_{digest}"
+        self._batches[batch_id] = list(items)
+        return batch_id
+
+    async def batch_status(self, batch_id: str) -> BatchStatus:
+        items = self._items(batch_id)
+        return BatchStatus(batch_id=batch_id, state="ended", provider_state="ended", total=len(items))
+
+    async def batch_results(self, batch_id: str) -> list[BatchOutcome]:
+        outcomes = []
+        for item in self._items(batch_id):
+            if self.model == "batch-flaky" and item.custom_id not in self._failed_once:
+                self._failed_once.add(item.custom_id)
+                failure = ProviderError(
+                    "fake:batch-flaky: item failed in its first batch", retryable=True, status=500
+                )
+                outcomes.append(BatchOutcome(item.custom_id, error=failure))
+            else:
+                outcomes.append(BatchOutcome(item.custom_id, response=await self.generate(item.request)))
+        return outcomes
+
+    def _items(self, batch_id: str) -> list[BatchItem]:
+        if batch_id not in self._batches:
+            raise ProviderError(f"fake:{self.model}: no batch {batch_id}", retryable=False, status=404)
+        return self._batches[batch_id]
 
     async def generate(self, request: ChatRequest) -> ChatResponse:
         if self.model == "garbage":

@@ -198,6 +198,16 @@ def run_command(
     ] = 2,
     study_name: Annotated[str | None, typer.Option(help="Name of the study this run belongs to")] = None,
     study_tag: Annotated[list[str] | None, typer.Option(help="Tag of the study (repeatable)")] = None,
+    batch: Annotated[
+        bool, typer.Option("--batch", help="Judges through provider batch APIs (cheaper, slower)")
+    ] = False,
+    batch_size: Annotated[int | None, typer.Option(min=1, help="With --batch: most requests a batch")] = None,
+    batch_idle: Annotated[
+        float | None, typer.Option(min=0, help="With --batch: send once no request came for SECONDS")
+    ] = None,
+    batch_poll: Annotated[
+        float | None, typer.Option(min=0.001, help="With --batch: SECONDS between status reads")
+    ] = None,
 ) -> None:
     """Run an evaluation and write an auditable run directory (or --resume one)."""
     mode = engine_cli.cache_mode(no_cache=no_cache, refresh=refresh)
@@ -257,6 +267,9 @@ def run_command(
             cache_dir=cache_dir,
             max_cost=max_cost,
         )
+    config = engine_cli.with_batch(
+        config, batch, resumed=resume is not None, max_items=batch_size, idle=batch_idle, poll=batch_poll
+    )
     err.print(RESEARCH_NOTICE, style="dim")
     try:
         result = run(config, resume=resume, retry_failed=retry_failed, progress=choose_progress(quiet=quiet))

@@ -37,6 +37,35 @@ def resumed_config(run_dir: Path, *, max_cost: float | None, cache: CacheMode | 
     return config.model_copy(update=update)
 
 
+def with_batch(
+    config: RunConfig,
+    batch: bool,
+    *,
+    resumed: bool,
+    max_items: int | None,
+    idle: float | None,
+    poll: float | None,
+) -> RunConfig:
+    """--batch and its knobs over the configuration (a study file's [batch] table, or the defaults).
+    A resumed run keeps the way it started: its batches in flight are re-attached either way."""
+    knobs = {
+        k: v
+        for k, v in {"max_items": max_items, "idle_seconds": idle, "poll_seconds": poll}.items()
+        if v is not None
+    }
+    if resumed:
+        if batch or knobs:
+            raise UserError("--resume keeps the run's own --batch setting; drop --batch and its options")
+        return config
+    if knobs and not (batch or config.batch.enabled):
+        option = {"max_items": "--batch-size", "idle_seconds": "--batch-idle", "poll_seconds": "--batch-poll"}
+        raise UserError(f"{option[next(iter(knobs))]} only applies with --batch; add --batch or drop it")
+    update: dict[str, object] = dict(knobs)
+    if batch:
+        update["enabled"] = True
+    return config.model_copy(update={"batch": config.batch.model_copy(update=update)}) if update else config
+
+
 def provider_limits(values: list[str] | None) -> dict[str, int]:
     """`--provider-concurrency openai=16` (repeatable) -> {"openai": 16}."""
     limits: dict[str, int] = {}

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from medeval.batching.events import is_batch_event
 from medeval.runwriter import latest_trials
 from medeval.schemas import ShipCategory, TrialRecord
 from medeval.storage import RunStore, without_chain
@@ -103,6 +104,7 @@ COLUMNS: dict[str, dict[str, str]] = {
         "judge_index": "BIGINT",
         "served_model": "VARCHAR",
         "cache": "VARCHAR",
+        "batch_id": "VARCHAR",
         "input_tokens": "BIGINT",
         "output_tokens": "BIGINT",
         "reasoning_tokens": "BIGINT",
@@ -250,6 +252,8 @@ def _call_rows(
     store: RunStore, trial_keys: dict[str, dict[str, Any]], run_id: Any, study: str | None
 ) -> Iterator[dict[str, Any]]:
     for call in store.call_records():
+        if is_batch_event(call):
+            continue  # a batch's own state line; its items are call records with a batch_id
         response = call.get("response") or {}
         request = call.get("request") or {}
         usage = call.get("usage") or {}
@@ -268,6 +272,7 @@ def _call_rows(
             "judge_index": call.get("judge_index"),
             "served_model": call.get("served_model"),
             "cache": call.get("cache"),
+            "batch_id": call.get("batch_id"),
             "input_tokens": usage.get("input_tokens"),
             "output_tokens": usage.get("output_tokens"),
             "reasoning_tokens": usage.get("reasoning_tokens"),

@@ -108,6 +108,7 @@ def to_config(study: StudyFile, path: Path) -> RunConfig:
         max_concurrency=study.max_concurrency,
         provider_concurrency=providers,
         persona_replies=study.persona_replies,
+        batch=study.batch,
         variants=[
             Variant(
                 name=v.name,

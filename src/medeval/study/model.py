@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from medeval.adapters.base import ReasoningEffort
+from medeval.batching.settings import BatchSettings
 from medeval.config import PersonaDetail
 from medeval.schemas._base import Identifier
 
@@ -78,3 +79,6 @@ class StudyFile(_Study):
     defaults: TargetDefaults = Field(default_factory=TargetDefaults, description="For every target")
     targets: list[StudyTarget] = Field(min_length=1)
     variants: list[StudyVariant] = Field(default_factory=list, description="--variant, repeatable")
+    batch: BatchSettings = Field(
+        default_factory=BatchSettings, description="--batch, --batch-size, --batch-idle, --batch-poll"
+    )

@@ -1,0 +1,19 @@
+"""Batch judging: the judge roles' requests collected per model and sent as provider batches
+(see docs/architecture.md, "Batch judging"). The gateway uses `Batcher`; the orchestrator holds
+each trial's slot through `TrialSlot`, so a trial waiting on a batch lets others run."""
+
+from medeval.batching.batcher import BATCH_ROLES, Batcher, Delivered
+from medeval.batching.events import InflightBatch, is_batch_event, unfinished_batches
+from medeval.batching.settings import BatchSettings
+from medeval.batching.slots import TrialSlot
+
+__all__ = [
+    "BATCH_ROLES",
+    "BatchSettings",
+    "Batcher",
+    "Delivered",
+    "InflightBatch",
+    "TrialSlot",
+    "is_batch_event",
+    "unfinished_batches",
+]
