@@ -16,7 +16,9 @@ import httpx2
 import openai
 from openai import AsyncOpenAI
 
+from medeval.adapters import openai_batch
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, Usage
+from medeval.adapters.batch import BatchAPI, BatchItem, BatchOutcome, BatchStatus
 from medeval.adapters.catalog import (
     CatalogModel,
     filter_sampling,
@@ -45,9 +47,11 @@ def strict_compatible(schema: dict[str, Any]) -> bool:
     return all(strict_compatible(c) for c in children if isinstance(c, dict))
 
 
-class OpenAIAdapter(CatalogModel):
+class OpenAIAdapter(CatalogModel, BatchAPI):
     provider = "openai"
     key_variables = ("OPENAI_API_KEY",)
+    #: OpenAI's Batch API costs half the direct price.
+    batch_discount = 0.5
 
     def __init__(
         self,
@@ -69,6 +73,8 @@ class OpenAIAdapter(CatalogModel):
             timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),
             http_client=http_client,
         )
+        #: custom id -> (sampling sent, sampling dropped) of each batched request, for its response.
+        self._batch_sampling: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
 
     def _key(self) -> str:
         return require_key(self.spec, self.key_variables)
@@ -135,6 +141,15 @@ class OpenAIAdapter(CatalogModel):
             return ChatResponse(**base, **_from_chat(raw.parse()))
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as error:
             raise malformed_error(self.spec, f"{type(error).__name__}: {error}", request_id) from error
+
+    async def batch_submit(self, items: list[BatchItem]) -> str:
+        return await openai_batch.submit(self, items)
+
+    async def batch_status(self, batch_id: str) -> BatchStatus:
+        return await openai_batch.status(self, batch_id)
+
+    async def batch_results(self, batch_id: str) -> list[BatchOutcome]:
+        return await openai_batch.results(self, batch_id)
 
     def _chat_body(self, request: ChatRequest, sent: dict[str, Any]) -> dict[str, Any]:
         messages: list[dict[str, str]] = []

@@ -368,7 +368,8 @@ class LoopbackServer:
         try:
             body: Any = json.loads(payload) if payload else None
         except ValueError:
-            body = None
+            # Not JSON (a multipart file upload): kept as text for the dialect to read.
+            body = payload.decode("utf-8", "replace")
         safe_headers, key_header = self._redact(headers)
         received = ReceivedRequest(
             index=index,
