@@ -105,3 +105,23 @@ def judged_trials(run_dir: Path) -> dict[str, Any]:
             "status": kept.get("status"),
         }
     return out
+
+
+def direct_and_batched(
+    out: Path, config: RunConfig, adapters: dict[str, Any] | None = None
+) -> tuple[Path, Path]:
+    """The same configuration run directly and with batch judging (the cache off, so both reach
+    the provider): the two run directories, for `judged_trials(a) == judged_trials(b)`. Point the
+    provider's endpoint at a loopback batch server first (as `point_at` does)."""
+    from medeval.batching import BatchSettings
+    from medeval.orchestrator import build_gateway, execute
+
+    runs = []
+    for name, batch in (
+        ("direct", BatchSettings()),
+        ("batched", BatchSettings(enabled=True, idle_seconds=0.0)),
+    ):
+        this = config.model_copy(update={"out": out / name, "cache": "off", "batch": batch})
+        gateway = build_gateway(this, adapters=adapters, sleep=settle)
+        runs.append(asyncio.run(execute(this, gateway)).store.directory)
+    return runs[0], runs[1]

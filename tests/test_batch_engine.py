@@ -343,3 +343,39 @@ def test_batch_options_without_batch_are_refused_in_one_line(
     )  # fmt: skip
     assert code != 0 and "--batch-poll only applies with --batch" in err
     assert "Traceback" not in err and not tmp_path.joinpath("runs").exists()
+
+
+def test_rescore_with_batch_gives_the_same_trials(tmp_path: Path) -> None:
+    from medeval.rescore import rescore
+
+    source = run_with(fake_config(tmp_path / "source", judges=["rules"], epochs=1))
+    direct = rescore(source, ["fake:judge"], out=tmp_path / "direct").store.directory
+    fast = BatchSettings(enabled=True, idle_seconds=0.0)
+    batched = rescore(source, ["fake:judge"], out=tmp_path / "batched", batch=fast).store.directory
+    assert judged_trials(batched) == judged_trials(direct)
+    assert batch_events(batched, "batch_collected") and batch_events(direct) == []
+
+
+def test_export_and_report_read_a_batched_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import csv
+
+    from tests.review_support import cli
+
+    run_dir = run_with(fake_config(tmp_path / "runs", batch=ON, epochs=1))
+    code, _, err = cli(
+        monkeypatch, capsys, "export", str(run_dir), "--format", "csv", "--out", str(tmp_path / "x")
+    )
+    assert code == 0, err
+    with (tmp_path / "x" / "calls.csv").open(encoding="utf-8") as stream:
+        rows = list(csv.DictReader(stream))
+    records = [c for c in strict_lines(run_dir / "calls.jsonl") if "event" not in c]
+    assert len(rows) == len(records) and all(r["role"] for r in rows)
+    assert {r["batch_id"] for r in rows if r["role"] == "verifier"} <= {
+        e["batch_id"] for e in batch_events(run_dir, "batch_submitted")
+    }
+    code, _, err = cli(monkeypatch, capsys, "report", str(run_dir))
+    assert code == 0, err
+    usage = (run_dir / "report" / "report.md").read_text(encoding="utf-8")
+    assert "fake:judge" in usage

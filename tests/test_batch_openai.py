@@ -19,7 +19,6 @@ from medeval.adapters.base import ChatRequest, Message, OutputSchema, Sampling
 from medeval.adapters.batch import BatchItem
 from medeval.adapters.catalog import filter_sampling
 from medeval.adapters.openai_api import OpenAIAdapter
-from medeval.batching import BatchSettings
 from medeval.orchestrator import build_gateway, execute, resume_config
 from medeval.testing.loopback import LoopbackServer
 from medeval.testing.openai_batch import BatchDesk, openai_batch_dialect
@@ -30,14 +29,13 @@ from tests.engine_support import (
     LOOP_TARGET,
     SCENARIO_001,
     batch_events,
+    direct_and_batched,
     judged_trials,
     loop_config,
     only_run,
     point_at,
     settle,
 )
-
-FAST = BatchSettings(enabled=True, idle_seconds=0.0, poll_seconds=1.0)
 
 
 def _request(text: str) -> ChatRequest:
@@ -169,8 +167,7 @@ def test_a_batch_run_gives_the_same_trials_as_a_direct_run(
     desk = BatchDesk(fail={}, expire=set())
     with LoopbackServer(openai_batch_dialect(desk), api_key=DUMMY_KEY) as server:
         point_at(server, monkeypatch, tmp_path / "cache")
-        direct = _run(tmp_path / "direct", cache="off")
-        batched = _run(tmp_path / "batch", cache="off", batch=FAST)
+        direct, batched = direct_and_batched(tmp_path, loop_config(tmp_path))
         judge_posts = [
             r
             for r in server.requests

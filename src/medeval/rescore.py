@@ -8,6 +8,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from medeval.batching import TrialSlot
 from medeval.config import RunConfig
 from medeval.errors import ConfigError
 from medeval.gateway import Gateway
@@ -149,7 +150,8 @@ async def _judge_all(
         plan = TrialPlan(loaded.scenario, loaded.sha256, old.target.spec, old.epoch, variant)
         trial_id = f"{store.run_id}-t{index:05d}"
         started = utc_now()
-        async with slots:
+        # A TrialSlot: a rescore waiting on a judge batch (--batch) lets the others in.
+        async with TrialSlot(slots):
             if writer.failure is not None:
                 return
             try:

@@ -300,8 +300,12 @@ def rescore(
         typer.Option("--out", help="Parent directory of the new run (default: beside the source)"),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display")] = False,
+    batch: Annotated[
+        bool, typer.Option("--batch", help="Judges through provider batch APIs (cheaper, slower)")
+    ] = False,
 ) -> None:
     """Judge a run's stored transcripts again into a new run; makes no target calls."""
+    from medeval.batching import BatchSettings
     from medeval.rescore import rescore as rescore_run
 
     err.print(RESEARCH_NOTICE, style="dim")
@@ -312,6 +316,7 @@ def rescore(
         judge_count=judges,
         extractor=extractor,
         adjudicator=adjudicator,
+        batch=BatchSettings(enabled=True) if batch else None,
         progress=choose_progress(quiet=quiet),
     )
     whole = engine_cli.whole_run(result)
