@@ -57,12 +57,14 @@ def run_with(config: RunConfig, adapters: dict[str, ModelAPI] | None = None, **k
 
 
 def test_batched_run_gives_the_same_trials_as_a_direct_run(tmp_path: Path) -> None:
-    direct = run_with(fake_config(tmp_path / "direct"))
-    batched = run_with(fake_config(tmp_path / "batch", batch=ON))
+    # fake:batch-flaky breaks ties (like fake:judge, but each request fails in its first batch).
+    direct = run_with(fake_config(tmp_path / "direct", adjudicator="fake:batch-flaky"))
+    batched = run_with(fake_config(tmp_path / "batch", adjudicator="fake:batch-flaky", batch=ON))
     assert judged_trials(batched) == judged_trials(direct)
     calls = strict_lines(batched / "calls.jsonl")
-    judged = [c for c in calls if c.get("role") in ("extractor", "verifier")]
-    assert judged and all(c.get("batch_id") for c in judged)
+    judged = [c for c in calls if c.get("role") in ("extractor", "verifier", "adjudicator")]
+    assert {c["role"] for c in judged} == {"extractor", "verifier", "adjudicator"}
+    assert all(c.get("batch_id") for c in judged)
     assert all("batch_id" not in c for c in calls if c.get("role") == "target")
     submitted = batch_events(batched, "batch_submitted")
     collected = batch_events(batched, "batch_collected")

@@ -24,7 +24,6 @@ from medeval.testing.loopback import LoopbackServer
 from medeval.testing.openai_batch import BatchDesk, openai_batch_dialect
 from tests.engine_support import (
     DUMMY_KEY,
-    FOLLOWUP,
     LOOP_JUDGE,
     LOOP_TARGET,
     SCENARIO_001,
@@ -188,13 +187,16 @@ def test_killed_with_a_batch_in_flight_and_resumed_it_pays_for_no_batch_twice(
     desk = BatchDesk(hold=True, on_retrieve=lambda _id: reading.set())
     with LoopbackServer(openai_batch_dialect(desk), api_key=DUMMY_KEY) as server:
         point_at(server, monkeypatch, tmp_path / "cache")
-        direct = _run(tmp_path / "direct", cache="off")  # else the batch run's judges hit the cache
+        # One trial, so one batch holds the whole first stage (its requests come within a moment
+        # of each other; the idle window is far longer), and the next waits on its results.
+        one = [SCENARIO_001]
+        direct = _run(
+            tmp_path / "direct", cache="off", scenarios=one
+        )  # cache off: else the batch run hits it
         out = tmp_path / "batch"
         args = [
             "--scenario",
             str(SCENARIO_001),
-            "--scenario",
-            str(FOLLOWUP),
             "--target",
             LOOP_TARGET,
             "--judge",
@@ -203,7 +205,7 @@ def test_killed_with_a_batch_in_flight_and_resumed_it_pays_for_no_batch_twice(
             str(out),
             "--batch",
             "--batch-idle",
-            "0",
+            "0.5",
             "--batch-poll",
             "0.05",
             "-q",
