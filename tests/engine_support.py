@@ -114,6 +114,7 @@ def direct_and_batched(
     the provider): the two run directories, for `judged_trials(a) == judged_trials(b)`. Point the
     provider's endpoint at a loopback batch server first (as `point_at` does)."""
     from medeval.batching import BatchSettings
+    from medeval.cache import CacheMode
     from medeval.orchestrator import build_gateway, execute
 
     runs = []
@@ -121,7 +122,7 @@ def direct_and_batched(
         ("direct", BatchSettings()),
         ("batched", BatchSettings(enabled=True, idle_seconds=0.0)),
     ):
-        this = config.model_copy(update={"out": out / name, "cache": "off", "batch": batch})
+        this = config.model_copy(update={"out": out / name, "cache": CacheMode.OFF, "batch": batch})
         gateway = build_gateway(this, adapters=adapters, sleep=settle)
         runs.append(asyncio.run(execute(this, gateway)).store.directory)
     return runs[0], runs[1]

@@ -19,6 +19,7 @@ from medeval.adapters.base import ChatRequest, Message, OutputSchema, Sampling
 from medeval.adapters.batch import BatchItem
 from medeval.adapters.catalog import filter_sampling
 from medeval.adapters.openai_api import OpenAIAdapter
+from medeval.batching import BatchSettings
 from medeval.orchestrator import build_gateway, execute, resume_config
 from medeval.testing.loopback import LoopbackServer
 from medeval.testing.openai_batch import BatchDesk, openai_batch_dialect
@@ -34,6 +35,7 @@ from tests.engine_support import (
     only_run,
     point_at,
     settle,
+    strict_lines,
 )
 
 
@@ -235,3 +237,47 @@ def test_killed_with_a_batch_in_flight_and_resumed_it_pays_for_no_batch_twice(
     assert all(not (set(ids) & first) for ids in desk.created[1:]), "a request was submitted twice"
     assert in_flight[0]["batch_id"] in {e["batch_id"] for e in batch_events(run_dir, "batch_collected")}
     assert judged_trials(run_dir) == judged_trials(direct)
+
+
+def test_expired_items_are_sent_again_and_the_run_matches_a_direct_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    desk = BatchDesk(expire_next=3)
+    with LoopbackServer(openai_batch_dialect(desk), api_key=DUMMY_KEY) as server:
+        point_at(server, monkeypatch, tmp_path / "cache")
+        direct, batched = direct_and_batched(tmp_path, loop_config(tmp_path))
+    assert judged_trials(batched) == judged_trials(direct)
+    expired = [
+        c
+        for c in strict_lines(batched / "calls.jsonl")
+        if (c.get("error") or {}).get("status") == "batch_expired"
+    ]
+    assert len(expired) == 3 and all(c["error"]["retryable"] for c in expired)
+    states = [e["provider_state"] for e in batch_events(batched, "batch_status")]
+    assert "expired" in states
+    # Each expired request went into exactly one later batch, alone with the other expired ones.
+    retried = [e for e in batch_events(batched, "batch_submitted") if e["items"] == 3]
+    assert retried
+
+
+def test_judge_items_that_fail_for_good_leave_their_groups_not_scored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    desk = BatchDesk(fail_matching='"name": "extraction"')
+    with LoopbackServer(openai_batch_dialect(desk), api_key=DUMMY_KEY) as server:
+        point_at(server, monkeypatch, tmp_path / "cache")
+        config = loop_config(
+            tmp_path / "runs", cache="off", batch=BatchSettings(enabled=True, idle_seconds=0.0)
+        )
+        result = asyncio.run(execute(config, build_gateway(config, sleep=settle)))
+        direct_judge_calls = [r for r in server.requests if r.path.endswith("/chat/completions")]
+    records = strict_lines(result.store.directory / "results.jsonl")
+    categories = {g["ship_category"] for r in records for g in r["groups"] if g.get("scored", True)}
+    assert categories <= {"not_scored", "not_applicable"} and "not_scored" in categories
+    extractor = [
+        c for c in strict_lines(result.store.directory / "calls.jsonl") if c.get("role") == "extractor"
+    ]
+    assert extractor and all(c["error"]["status"] == 500 for c in extractor)
+    assert max(c["attempt"] for c in extractor) == 4  # the retry policy's bound, then CallFailed
+    # Only the targets were called directly: no judge request bypassed its batch.
+    assert all(r.body["model"] == "shopper-target" for r in direct_judge_calls)

@@ -7,9 +7,10 @@ to the plain OpenAI dialect. A `BatchDesk` decides how batches complete:
         ...
         desk.release()                          # now they complete (on the next status read)
 
-`fail` (custom id -> HTTP status) answers those items with an error in the error file; `expire`
-(custom ids) leaves them out of the output, as an expired batch does (error code batch_expired,
-and the batch ends "expired")."""
+`fail` (custom id -> HTTP status) and `fail_matching` (text in the request) answer those items
+with an error in the error file; `expire` (custom ids) and `expire_next` (the next N items, once)
+leave them out of the output, as an expired batch does (error code batch_expired, and the batch
+ends "expired")."""
 
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ class BatchDesk:
     hold: bool = False
     fail: dict[str, int] = field(default_factory=dict)
     expire: set[str] = field(default_factory=set)
+    #: The next N items answered are expired instead (each once: sent again, they succeed).
+    expire_next: int = 0
+    #: Items whose request body contains this text fail with a 500, every time.
+    fail_matching: str | None = None
     #: Called with the custom ids of each batch as it is created (tests count submissions).
     on_create: Callable[[list[str]], object] | None = None
     #: Called with the batch id on each status read (a client reads only what it has recorded).
@@ -143,13 +148,16 @@ async def _complete(desk: BatchDesk, server: LoopbackServer, batch: dict[str, An
     lines = [json.loads(line) for line in desk.files[batch["input_file_id"]].splitlines() if line.strip()]
     for number, line in enumerate(lines, start=1):
         custom_id = str(line["custom_id"])
-        if custom_id in desk.expire:
+        expiring = desk.expire_next > 0
+        desk.expire_next -= expiring
+        if custom_id in desk.expire or expiring:
             errors.append(
                 _line(number, custom_id, None, {"code": "batch_expired", "message": "not done in time"})
             )
             continue
-        if custom_id in desk.fail:
-            status = desk.fail[custom_id]
+        matched = desk.fail_matching is not None and desk.fail_matching in json.dumps(line["body"])
+        if custom_id in desk.fail or matched:
+            status = desk.fail.get(custom_id, 500)
             body = openai_error_body(status, f"injected {status} for {custom_id}")
             errors.append(_line(number, custom_id, {"status_code": status, "body": body}, None))
             continue
@@ -164,9 +172,8 @@ async def _complete(desk: BatchDesk, server: LoopbackServer, batch: dict[str, An
                 file_id = f"file-{len(desk.files) + 1:04d}"
                 desk.files[file_id] = "".join(json.dumps(r) + "\n" for r in rows)
                 batch[name] = file_id
-        batch["status"] = (
-            "expired" if desk.expire & {str(line["custom_id"]) for line in lines} else "completed"
-        )
+        expired = any((e.get("error") or {}).get("code") == "batch_expired" for e in errors)
+        batch["status"] = "expired" if expired else "completed"
         batch["request_counts"] = {"total": len(lines), "completed": len(outputs), "failed": len(errors)}
 
 
