@@ -185,6 +185,31 @@ def test_a_resumed_run_waits_for_its_batch_in_flight_instead_of_submitting_it_ag
     assert [f for f in verify_run(run_dir) if f.severity == "error"] == []
 
 
+def test_a_batch_the_provider_no_longer_knows_is_sent_again_on_resume(tmp_path: Path) -> None:
+    # The fake's batches live in its process: after a kill, a resumed run's provider has never
+    # heard of them (as a real provider past its retention). The requests go again.
+    direct = run_with(fake_config(tmp_path / "direct", epochs=1))
+    judge = HeldBatchJudge()
+    judge.held = True
+    config = fake_config(tmp_path / "batch", epochs=1, batch=ON)
+
+    async def killed() -> None:
+        gateway = build_gateway(config, adapters={"fake:judge": judge}, sleep=settle)
+        task = asyncio.create_task(execute(config, gateway))
+        await judge.submitted.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(killed())
+    run_dir = only_run(tmp_path / "batch")
+    fresh = HeldBatchJudge()
+    run_with(config, adapters={"fake:judge": fresh}, resume=run_dir)
+    assert batch_events(run_dir, "batch_abandoned")
+    assert set(fresh.submissions[0]) >= set(judge.submissions[0])
+    assert judged_trials(run_dir) == judged_trials(direct)
+
+
 # -- the batcher and gateway alone --------------------------------------------------------------
 
 

@@ -295,10 +295,13 @@ class Batcher:
                     await self._sleep(self._retry.delay(attempt, error, rng))
                     continue
                 self._event(events.ABANDONED, spec, batch_id=batch.batch_id, problem=str(error))
+                # A batch the provider does not know (404: deleted, past its retention, or the
+                # fake's in a new process) holds nothing to wait for: its requests go again.
+                gone = error.status == 404
                 failure = ProviderError(
                     f"{spec}: batch {batch.batch_id} could not be read: {error}",
-                    retryable=False,
-                    status=error.status,
+                    retryable=gone,
+                    status="batch_gone" if gone else error.status,
                 )
                 for custom_id in batch.custom_ids:
                     self._deliver(
