@@ -1,13 +1,19 @@
 """The Anthropic Messages wire format (`POST /v1/messages`) as a loopback dialect. It accepts the
 key as `Authorization: Bearer` (what SDK 2.x sends) or `x-api-key` (what older clients send), and
-answers 400 to any sampling parameter, as API version 2026-10-21 does."""
+answers 400 to any sampling parameter, as API version 2026-10-21 does.
+
+`anthropic_dialect(book)` adds the Message Batches API (`/v1/messages/batches`: create, retrieve,
+results as JSONL) on a `BatchBook`; each item is answered by the same code as a direct call."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from medeval.adapters.base import Message
 from medeval.testing.loopback import Dialect, LoopbackServer, Prompt, ReceivedRequest, Reply, tokens
+from tests.servers.batches import Answer, Batch, BatchBook, ItemOutcome
 
 SAMPLING_FIELDS = ("temperature", "top_p", "top_k")
 
@@ -30,6 +36,10 @@ def _text(content: Any) -> str:
 
 
 async def handle(request: ReceivedRequest, server: LoopbackServer) -> Reply:
+    return await _message(request, server)
+
+
+async def _message(request: ReceivedRequest, server: LoopbackServer) -> Reply:
     if request.method != "POST" or request.path != "/v1/messages":
         return Reply(status=404, body=error_body(404, f"no route {request.path}"))
     body = request.body if isinstance(request.body, dict) else {}
@@ -71,3 +81,104 @@ async def handle(request: ReceivedRequest, server: LoopbackServer) -> Reply:
 
 
 ANTHROPIC = Dialect("anthropic", handle, error_body)
+
+CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+def anthropic_dialect(book: BatchBook) -> Dialect:
+    """The Messages API plus Message Batches on `book`."""
+
+    async def handle_all(request: ReceivedRequest, server: LoopbackServer) -> Reply:
+        if request.path.startswith("/v1/messages/batches"):
+            return await _batches(book, request, server)
+        return await _message(request, server)
+
+    return Dialect("anthropic", handle_all, error_body)
+
+
+async def _batches(book: BatchBook, request: ReceivedRequest, server: LoopbackServer) -> Reply:
+    parts = request.path.removeprefix("/v1/messages/batches").strip("/").split("/")
+    if request.method == "POST" and parts == [""]:
+        return _create(book, request)
+    batch = book.batches.get(parts[0])
+    if batch is None:
+        return Reply(status=404, body=error_body(404, f"message batch {parts[0]} not found"))
+    if request.method == "GET" and len(parts) == 1:
+        await book.advance(batch, _answerer(server))
+        return Reply(body=_batch_body(book, batch, server))
+    if request.method == "GET" and parts[1:] == ["results"] and batch.state != "in_progress":
+        lines = [
+            json.dumps({"custom_id": custom_id, "result": _result(outcome)})
+            for custom_id, outcome in book.results(batch)
+        ]
+        return Reply(text="\n".join(lines) + "\n", headers={"content-type": "application/binary"})
+    return Reply(status=404, body=error_body(404, f"no route {request.path}"))
+
+
+def _create(book: BatchBook, request: ReceivedRequest) -> Reply:
+    body = request.body if isinstance(request.body, dict) else {}
+    requests = body.get("requests")
+    if not isinstance(requests, list) or not requests:
+        return Reply(status=400, body=error_body(400, "requests: Field required"))
+    ids = [r.get("custom_id") for r in requests if isinstance(r, dict)]
+    if len(ids) != len(requests) or not all(isinstance(i, str) and CUSTOM_ID.match(i) for i in ids):
+        return Reply(status=400, body=error_body(400, "requests: custom_id must match ^[a-zA-Z0-9_-]{1,64}$"))
+    if len(set(ids)) != len(ids):
+        return Reply(status=400, body=error_body(400, "requests: custom_id values must be unique"))
+    created = book.create(
+        str(requests[0].get("params", {}).get("model", "")),
+        [(r["custom_id"], r.get("params")) for r in requests],
+        "msgbatch_loopback_",
+    )
+    if isinstance(created, tuple):
+        return Reply(status=created[0], body=error_body(*created))
+    return Reply(body=_batch_body(book, created, None))
+
+
+def _answerer(server: LoopbackServer) -> Answer:
+    async def answer(custom_id: str, params: Any) -> tuple[int, Any]:
+        item = ReceivedRequest(index=0, method="POST", path="/v1/messages", query="", headers={}, body=params)
+        reply = await _message(item, server)
+        if isinstance(reply.body, dict) and reply.status == 200:
+            reply.body["id"] = f"msg_loopback_{custom_id}"
+            reply.body["usage"]["service_tier"] = "batch"
+        return reply.status, reply.body
+
+    return answer
+
+
+def _batch_body(book: BatchBook, batch: Batch, server: LoopbackServer | None) -> dict[str, Any]:
+    counts = book.counts(batch)
+    ended = batch.state != "in_progress"
+    return {
+        "id": batch.batch_id,
+        "type": "message_batch",
+        "processing_status": "ended" if ended else "in_progress",
+        "request_counts": {
+            "processing": counts["processing"],
+            "succeeded": counts["succeeded"],
+            "errored": counts["errored"],
+            "canceled": counts["canceled"],
+            "expired": counts["expired"],
+        },
+        "created_at": CREATED,
+        "expires_at": "2026-11-02T00:00:00Z",
+        "ended_at": CREATED if ended else None,
+        "cancel_initiated_at": CREATED if batch.state == "cancelled" else None,
+        "archived_at": None,
+        "results_url": f"{server.url}/v1/messages/batches/{batch.batch_id}/results"
+        if ended and server is not None
+        else None,
+    }
+
+
+CREATED = "2026-11-01T00:00:00Z"
+
+
+def _result(outcome: ItemOutcome) -> dict[str, Any]:
+    if outcome.kind == "succeeded":
+        return {"type": "succeeded", "message": outcome.body}
+    if outcome.kind == "errored":
+        body = outcome.body if isinstance(outcome.body, dict) else error_body(outcome.status, outcome.message)
+        return {"type": "errored", "error": body}
+    return {"type": outcome.kind}

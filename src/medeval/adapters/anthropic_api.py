@@ -3,6 +3,9 @@
 No sampling parameter is ever sent: SDK 2.x removed them and the API version it pins answers 400
 to any of them, so requested temperature/top_p/seed are recorded as dropped. Structured output
 uses `output_config.format` (GA JSON-schema mode). SDK retries are off (`max_retries=0`).
+
+Batch judging uses Message Batches: each item's `params` is the very body a direct call sends, under
+the engine's custom id; results (JSONL, in any order) are matched back by that id.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ import anthropic
 import httpx2
 from anthropic import AsyncAnthropic
 from anthropic._constants import ANTHROPIC_API_VERSION
+from anthropic.types import Message
 
-from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, Usage
+from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, ProviderError, Usage
+from medeval.adapters.batch import BatchAPI, BatchItem, BatchOutcome, BatchState, BatchStatus
 from medeval.adapters.catalog import (
     CatalogModel,
     filter_sampling,
@@ -30,7 +35,7 @@ DEFAULT_TIMEOUT = 120.0
 DEFAULT_MAX_TOKENS = 1024
 
 
-class AnthropicAdapter(CatalogModel):
+class AnthropicAdapter(CatalogModel, BatchAPI):
     provider = "anthropic"
     key_variables = ("ANTHROPIC_API_KEY",)
 
@@ -53,6 +58,9 @@ class AnthropicAdapter(CatalogModel):
             timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),
             open_telemetry=False,
         )
+        #: What each batch item submitted by this process sent and dropped, by custom id: the
+        #: results carry only the reply, and the record must say what the request applied.
+        self._batch_sampling: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -70,7 +78,9 @@ class AnthropicAdapter(CatalogModel):
     async def aclose(self) -> None:
         await self._client.close()
 
-    async def generate(self, request: ChatRequest) -> ChatResponse:
+    def _params(self, request: ChatRequest) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        """The Messages API body for a request (sent as is, directly or as a batch item's
+        `params`), with the sampling settings sent and dropped."""
         sent, dropped = filter_sampling(request, self.family)
         sent.setdefault("max_output_tokens", DEFAULT_MAX_TOKENS)
         body: dict[str, Any] = {
@@ -84,19 +94,16 @@ class AnthropicAdapter(CatalogModel):
             body["output_config"] = {
                 "format": {"type": "json_schema", "schema": request.output_schema.json_schema}
             }
+        return body, sent, dropped
+
+    async def generate(self, request: ChatRequest) -> ChatResponse:
+        body, sent, dropped = self._params(request)
         started = time.perf_counter()
         try:
             raw = await self._client.messages.with_raw_response.create(**body)
             payload_bytes = await raw.read()
-        except anthropic.APITimeoutError as error:
-            raise timeout_error(self.spec, f"no response within {self.timeout:g} s") from error
-        except anthropic.APIConnectionError as error:
-            raise connection_error(self.spec, str(error)) from error
-        except anthropic.APIStatusError as error:
-            message = error.api_message or error.message
-            raise http_error(
-                self.spec, error.status_code, message, error.response.headers, error.request_id
-            ) from error
+        except anthropic.APIError as error:
+            raise self._error(error) from error
         latency = (time.perf_counter() - started) * 1000
         request_id = raw.request_id
         try:
@@ -104,30 +111,145 @@ class AnthropicAdapter(CatalogModel):
             if not isinstance(payload, dict):
                 raise ValueError("top level is not an object")
             message = await raw.parse()
-            text = "".join(block.text for block in message.content if block.type == "text")
-            usage = message.usage
-            thinking = usage.output_tokens_details.thinking_tokens if usage.output_tokens_details else None
-            return ChatResponse(
-                text=text,
-                requested_model=self.wire_model,  # the id actually asked for, aliases resolved
-                served_model=message.model,
-                fingerprint=None,  # Anthropic reports none
-                response_id=message.id,
-                request_id=request_id,
-                usage=Usage(
-                    input_tokens=usage.input_tokens,
-                    output_tokens=usage.output_tokens,
-                    reasoning_tokens=thinking,
-                    cached_tokens=usage.cache_read_input_tokens,
-                ),
-                latency_ms=latency,
-                finish_reason=message.stop_reason,
-                sampling_sent=sent,
-                sampling_dropped=dropped,
-                raw=payload,
-            )
+            return self._response(message, payload, request_id, latency, sent, dropped)
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as error:
             raise malformed_error(self.spec, f"{type(error).__name__}: {error}", request_id) from error
+
+    def _response(
+        self,
+        message: Message,
+        payload: dict[str, Any],
+        request_id: str | None,
+        latency: float,
+        sent: dict[str, Any],
+        dropped: dict[str, Any],
+    ) -> ChatResponse:
+        text = "".join(block.text for block in message.content if block.type == "text")
+        usage = message.usage
+        thinking = usage.output_tokens_details.thinking_tokens if usage.output_tokens_details else None
+        return ChatResponse(
+            text=text,
+            requested_model=self.wire_model,  # the id actually asked for, aliases resolved
+            served_model=message.model,
+            fingerprint=None,  # Anthropic reports none
+            response_id=message.id,
+            request_id=request_id,
+            usage=Usage(
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                reasoning_tokens=thinking,
+                cached_tokens=usage.cache_read_input_tokens,
+            ),
+            latency_ms=latency,
+            finish_reason=message.stop_reason,
+            sampling_sent=sent,
+            sampling_dropped=dropped,
+            raw=payload,
+        )
+
+    def _error(self, error: anthropic.APIError) -> ProviderError:
+        if isinstance(error, anthropic.APITimeoutError):
+            return timeout_error(self.spec, f"no response within {self.timeout:g} s")
+        if isinstance(error, anthropic.APIConnectionError):
+            return connection_error(self.spec, str(error))
+        if isinstance(error, anthropic.APIStatusError):
+            message = error.api_message or error.message
+            return http_error(self.spec, error.status_code, message, error.response.headers, error.request_id)
+        return malformed_error(self.spec, str(error))
+
+    # -- Message Batches (adapters/batch.py) --
+
+    async def batch_submit(self, items: list[BatchItem]) -> str:
+        requests: list[Any] = []
+        for item in items:
+            params, sent, dropped = self._params(item.request)
+            requests.append({"custom_id": item.custom_id, "params": params})
+            self._batch_sampling[item.custom_id] = (sent, dropped)
+        try:
+            batch = await self._client.messages.batches.create(requests=requests)
+        except anthropic.APIError as error:
+            raise self._error(error) from error
+        return batch.id
+
+    async def batch_status(self, batch_id: str) -> BatchStatus:
+        try:
+            batch = await self._client.messages.batches.retrieve(batch_id)
+        except anthropic.APIError as error:
+            raise self._error(error) from error
+        counts = batch.request_counts
+        state: BatchState = "in_progress"
+        if batch.processing_status == "ended":
+            state = "cancelled" if batch.cancel_initiated_at is not None else "ended"
+        return BatchStatus(
+            batch_id=batch.id,
+            state=state,
+            provider_state=batch.processing_status,
+            total=counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired,
+            succeeded=counts.succeeded,
+            failed=counts.errored + counts.canceled + counts.expired,
+        )
+
+    async def batch_results(self, batch_id: str) -> list[BatchOutcome]:
+        """Each JSONL line of the results file, as the same response a direct call gives (the
+        sampling record rebuilt from the catalog, as the batch request applied it)."""
+        outcomes: list[BatchOutcome] = []
+        try:
+            async with self._client.messages.batches.with_streaming_response.results(batch_id) as stream:
+                async for line in stream.iter_lines():
+                    if line.strip():
+                        outcomes.append(self._outcome(line))
+        except anthropic.APIError as error:
+            if not isinstance(error, anthropic.APIStatusError | anthropic.APIConnectionError):
+                return []  # the SDK's "no results_url": the batch ended with nothing to read
+            raise self._error(error) from error
+        return outcomes
+
+    def _outcome(self, line: str) -> BatchOutcome:
+        try:
+            entry = json.loads(line)
+            custom_id = str(entry["custom_id"])
+            result = entry["result"]
+            kind = result["type"]
+        except (KeyError, TypeError, ValueError) as error:
+            detail = f"batch results line: {type(error).__name__}: {error}"
+            raise malformed_error(self.spec, detail) from error
+        if kind == "succeeded":
+            try:
+                payload = result["message"]
+                message = Message.model_validate(payload)
+                sent, dropped = self._batch_sampling.get(custom_id, ({}, {}))
+                response = self._response(message, payload, None, 0.0, sent, dropped)
+            except (AttributeError, IndexError, KeyError, TypeError, ValueError) as error:
+                detail = f"{type(error).__name__}: {error}"
+                return BatchOutcome(custom_id, error=malformed_error(self.spec, detail))
+            return BatchOutcome(custom_id, response=response)
+        if kind == "errored":
+            problem = (result.get("error") or {}).get("error") or {}
+            status = ERROR_STATUS.get(str(problem.get("type")), 500)
+            text = str(problem.get("message", kind))
+            return BatchOutcome(custom_id, error=http_error(self.spec, status, text))
+        # canceled or expired: never processed, so worth another attempt
+        return BatchOutcome(
+            custom_id,
+            error=ProviderError(f"{self.spec}: batch request {kind}", retryable=True, status=f"batch_{kind}"),
+        )
+
+
+#: Anthropic's error types in a batch item, as the HTTP status a direct call would have got; an
+#: unknown type is a server error (retried), as Anthropic advises for anything but a bad request.
+ERROR_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "gateway_timeout_error": 504,
+    "overloaded_error": 529,
+}
 
 
 def create(model: str) -> ModelAPI:

@@ -4,11 +4,17 @@ The API version is set explicitly (3.x silently moved the default to v1), automa
 and automatic function calling are off (they would issue extra, unrecorded requests), the SDK's
 retries stay off (its default), and an httpx2 AsyncClient is passed explicitly: otherwise the SDK
 sends async traffic through aiohttp whenever it is importable (xai-sdk installs it).
+
+Batch judging uses batch mode with a JSONL input file of `{"key": custom id, "request": the direct
+call's body}` lines, because the results file keys each line the same way; inline requests are not
+used, since the service has been seen to return inline responses without their metadata and out
+of order (googleapis/python-genai#1886, #1909), and a judge reply must never be matched by guess.
 """
 
 from __future__ import annotations
 
 import contextvars
+import io
 import json
 import os
 import time
@@ -20,7 +26,9 @@ import httpx2
 from google import genai
 from google.genai import errors, types
 
-from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, Usage
+from medeval.adapters import google_batch
+from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, ProviderError, Usage
+from medeval.adapters.batch import BatchAPI, BatchItem, BatchOutcome, BatchStatus
 from medeval.adapters.catalog import (
     CatalogModel,
     filter_sampling,
@@ -41,7 +49,7 @@ async def _capture_body(response: httpx2.Response) -> None:
         sink.append(await response.aread())
 
 
-class GoogleAdapter(CatalogModel):
+class GoogleAdapter(CatalogModel, BatchAPI):
     provider = "google"
     key_variables = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
 
@@ -63,6 +71,9 @@ class GoogleAdapter(CatalogModel):
             timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),
             event_hooks={"response": [_capture_body]},
         )
+        #: What each batch item submitted by this process sent and dropped, by custom id: the
+        #: results carry only the reply, and the record must say what the request applied.
+        self._batch_sampling: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
         self._client = genai.Client(
             api_key=api_key or require_key(self.spec, self.key_variables),
             vertexai=False,  # never let GOOGLE_GENAI_USE_VERTEXAI switch auth and URL behind our back
@@ -107,32 +118,25 @@ class GoogleAdapter(CatalogModel):
             config.response_json_schema = request.output_schema.json_schema
         return config
 
-    async def generate(self, request: ChatRequest) -> ChatResponse:
-        sent, dropped = filter_sampling(request, self.family)
-        contents = [
+    def _contents(self, request: ChatRequest) -> list[types.Content]:
+        return [
             types.Content(
                 role="model" if m.role == "assistant" else "user", parts=[types.Part(text=m.content)]
             )
             for m in request.messages
         ]
+
+    async def generate(self, request: ChatRequest) -> ChatResponse:
+        sent, dropped = filter_sampling(request, self.family)
         bodies: list[bytes] = []
         token = _captured.set(bodies)
         started = time.perf_counter()
         try:
             response = await self._client.aio.models.generate_content(
-                model=self.wire_model, contents=contents, config=self._config(request, sent)
+                model=self.wire_model, contents=self._contents(request), config=self._config(request, sent)
             )
-        except errors.APIError as error:
-            headers = dict(error.response.headers) if hasattr(error.response, "headers") else {}
-            raise http_error(
-                self.spec, error.code, error.message or str(error), headers, _request_id(headers)
-            ) from error
-        except httpx2.TimeoutException as error:
-            raise timeout_error(self.spec, f"no response within {self.timeout:g} s") from error
-        except httpx2.TransportError as error:
-            raise connection_error(self.spec, str(error)) from error
-        except ValueError as error:  # the SDK's json.loads of a malformed body
-            raise malformed_error(self.spec, str(error)) from error
+        except (errors.APIError, httpx2.TransportError, ValueError) as error:
+            raise self._error(error) from error
         finally:
             _captured.reset(token)
         latency = (time.perf_counter() - started) * 1000
@@ -140,31 +144,129 @@ class GoogleAdapter(CatalogModel):
         request_id = _request_id(headers)
         try:
             payload = json.loads(bodies[-1]) if bodies else {}
-            candidate = response.candidates[0] if response.candidates else None
-            usage = response.usage_metadata
-            return ChatResponse(
-                text=response.text or "",
-                requested_model=self.wire_model,  # the id actually asked for, aliases resolved
-                served_model=response.model_version,
-                fingerprint=None,  # Gemini reports none; model_version is the served snapshot
-                response_id=response.response_id,
-                request_id=request_id,
-                usage=Usage(
-                    input_tokens=usage.prompt_token_count if usage else None,
-                    output_tokens=usage.candidates_token_count if usage else None,
-                    reasoning_tokens=usage.thoughts_token_count if usage else None,
-                    cached_tokens=usage.cached_content_token_count if usage else None,
-                ),
-                latency_ms=latency,
-                finish_reason=str(candidate.finish_reason.value)
-                if candidate and candidate.finish_reason
-                else None,
-                sampling_sent=sent,
-                sampling_dropped=dropped,
-                raw=payload,
-            )
+            return self._response(response, payload, request_id, latency, sent, dropped)
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as error:
             raise malformed_error(self.spec, f"{type(error).__name__}: {error}", request_id) from error
+
+    def _response(
+        self,
+        response: types.GenerateContentResponse,
+        payload: dict[str, Any],
+        request_id: str | None,
+        latency: float,
+        sent: dict[str, Any],
+        dropped: dict[str, Any],
+    ) -> ChatResponse:
+        candidate = response.candidates[0] if response.candidates else None
+        usage = response.usage_metadata
+        return ChatResponse(
+            text=response.text or "",
+            requested_model=self.wire_model,  # the id actually asked for, aliases resolved
+            served_model=response.model_version,
+            fingerprint=None,  # Gemini reports none; model_version is the served snapshot
+            response_id=response.response_id,
+            request_id=request_id,
+            usage=Usage(
+                input_tokens=usage.prompt_token_count if usage else None,
+                output_tokens=usage.candidates_token_count if usage else None,
+                reasoning_tokens=usage.thoughts_token_count if usage else None,
+                cached_tokens=usage.cached_content_token_count if usage else None,
+            ),
+            latency_ms=latency,
+            finish_reason=str(candidate.finish_reason.value)
+            if candidate and candidate.finish_reason
+            else None,
+            sampling_sent=sent,
+            sampling_dropped=dropped,
+            raw=payload,
+        )
+
+    def _error(self, error: Exception) -> ProviderError:
+        if isinstance(error, errors.APIError):
+            headers = dict(error.response.headers) if hasattr(error.response, "headers") else {}
+            message = error.message or str(error)
+            return http_error(self.spec, error.code, message, headers, _request_id(headers))
+        if isinstance(error, httpx2.TimeoutException):
+            return timeout_error(self.spec, f"no response within {self.timeout:g} s")
+        if isinstance(error, httpx2.TransportError):
+            return connection_error(self.spec, str(error))
+        return malformed_error(self.spec, str(error))  # the SDK's json.loads of a malformed body
+
+    # -- batch mode (adapters/batch.py; the wire format in adapters/google_batch.py) --
+
+    async def batch_submit(self, items: list[BatchItem]) -> str:
+        lines: list[str] = []
+        for item in items:
+            sent, dropped = filter_sampling(item.request, self.family)
+            self._batch_sampling[item.custom_id] = (sent, dropped)
+            body = google_batch.request_body(
+                self._client, self.wire_model, self._contents(item.request), self._config(item.request, sent)
+            )
+            lines.append(json.dumps({"key": item.custom_id, "request": body}))
+        try:
+            uploaded = await self._client.aio.files.upload(
+                file=io.BytesIO(("\n".join(lines) + "\n").encode()),
+                config=types.UploadFileConfig(mime_type="jsonl", display_name=f"medeval-{len(items)}"),
+            )
+            if not uploaded.name:
+                raise ValueError("the upload returned no file name")
+            job = await self._client.aio.batches.create(
+                model=self.wire_model,
+                src=uploaded.name,
+                config=types.CreateBatchJobConfig(display_name=f"medeval-{len(items)}"),
+            )
+        except (errors.APIError, httpx2.TransportError, KeyError, ValueError) as error:
+            raise self._error(error) from error
+        if not job.name:
+            raise malformed_error(self.spec, "the batch was created without a name")
+        return job.name
+
+    async def _job(self, batch_id: str) -> tuple[types.BatchJob, dict[str, Any]]:
+        """The batch job as the SDK reads it, and its verbatim body (counts, inline output)."""
+        bodies: list[bytes] = []
+        token = _captured.set(bodies)
+        try:
+            job = await self._client.aio.batches.get(name=batch_id)
+            payload = json.loads(bodies[-1]) if bodies else {}
+        except (errors.APIError, httpx2.TransportError, ValueError) as error:
+            raise self._error(error) from error
+        finally:
+            _captured.reset(token)
+        return job, payload if isinstance(payload, dict) else {}
+
+    async def batch_status(self, batch_id: str) -> BatchStatus:
+        job, payload = await self._job(batch_id)
+        return google_batch.status(batch_id, job, payload)
+
+    async def batch_results(self, batch_id: str) -> list[BatchOutcome]:
+        """Every keyed line of the results file (or keyed inline response) as the same response
+        a direct call gives; an unkeyed inline response cannot be matched, so its item is left to
+        the engine's retry as missing rather than guessed by position."""
+        job, payload = await self._job(batch_id)
+        entries: list[dict[str, Any]]
+        if job.dest is not None and job.dest.file_name:
+            try:
+                data = await self._client.aio.files.download(file=job.dest.file_name)
+            except (errors.APIError, httpx2.TransportError, ValueError) as error:
+                raise self._error(error) from error
+            entries = google_batch.file_entries(self.spec, data)
+        else:
+            entries = google_batch.inline_entries(payload)
+        return [self._outcome(entry) for entry in entries]
+
+    def _outcome(self, entry: dict[str, Any]) -> BatchOutcome:
+        custom_id = str(entry["key"])
+        if entry.get("response") is not None:
+            try:
+                payload = entry["response"]
+                response = google_batch.parse_response(payload)
+                sent, dropped = self._batch_sampling.get(custom_id, ({}, {}))
+                converted = self._response(response, payload, None, 0.0, sent, dropped)
+                return BatchOutcome(custom_id, response=converted)
+            except (AttributeError, IndexError, KeyError, TypeError, ValueError) as error:
+                detail = f"{type(error).__name__}: {error}"
+                return BatchOutcome(custom_id, error=malformed_error(self.spec, detail))
+        return BatchOutcome(custom_id, error=google_batch.item_error(self.spec, entry.get("error")))
 
 
 def _request_id(headers: dict[str, str]) -> str | None:

@@ -54,6 +54,9 @@ class ReceivedRequest(BaseModel):
     body: Any = None
     #: Which header carried the expected key ("authorization", "x-api-key"...), when one did.
     key_header: str | None = None
+    #: The body's bytes, for dialects that receive something other than one JSON document (a
+    #: JSONL file upload); left out of dumps.
+    raw: bytes | None = Field(default=None, exclude=True, repr=False)
 
 
 class Fault(BaseModel):
@@ -130,6 +133,9 @@ class Dialect:
     name: str
     handle: Handler
     error_body: Callable[[int, str], Any]
+    #: Requests that carry their own credential instead of the key (path, query) -> True, such as
+    #: the second leg of a resumable upload, whose session URL is the credential.
+    keyless: Callable[[str, str], bool] | None = None
 
 
 def judge_schema_name(schema: dict[str, Any] | None, given: str | None = None) -> str | None:
@@ -379,6 +385,7 @@ class LoopbackServer:
             headers=safe_headers,
             body=body if self.record_bodies else None,
             key_header=key_header,
+            raw=payload if self.record_bodies else None,
         )
         if self.keep_requests:
             with self._lock:
@@ -388,7 +395,8 @@ class LoopbackServer:
             await asyncio.sleep(delay)
         base = {"content-type": "application/json", "x-request-id": f"req_loopback_{index:06d}"}
         base["request-id"] = base["x-request-id"]
-        if self.api_key and key_header is None:
+        keyless = self.dialect.keyless is not None and self.dialect.keyless(parts.path, parts.query)
+        if self.api_key and key_header is None and not keyless:
             return self._error(401, "invalid or missing API key", base)
         if fault is not None and fault.kind == "status":
             extra = {"retry-after": fault.retry_after} if fault.retry_after is not None else {}
