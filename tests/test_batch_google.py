@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from medeval.adapters.google_api import GoogleAdapter
 from medeval.adapters.base import ChatResponse, ProviderError
 from medeval.adapters.batch import BatchItem, BatchOutcome, supports_batch
+from medeval.adapters.google_api import GoogleAdapter
 from medeval.testing.loopback import LoopbackServer
-from tests.servers.gemini_server import gemini_dialect
 from tests.servers.batches import BatchBook, ItemScript
+from tests.servers.gemini_server import gemini_dialect
 from tests.servers.helpers import SECRET, chat, leaks, verification_schema
 
 TODAY = date(2026, 11, 22)

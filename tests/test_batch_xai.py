@@ -1,0 +1,213 @@
+"""xAI batches through the real `xai-sdk` (gRPC BatchMgmt service) against the in-process fake:
+each added request equals the direct call's request under its custom id, the counts map onto the
+contract's states, results (paged) come back matched by custom id, and item errors follow the
+direct-call gRPC retry rules."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from datetime import date
+from typing import Any
+
+import pytest
+from google.protobuf import json_format
+
+from medeval.adapters.base import ChatResponse, ProviderError
+from medeval.adapters.batch import BatchItem, BatchOutcome, BatchStatus, supports_batch
+from medeval.adapters.xai_api import XAIAdapter
+from tests.servers.batches import BatchBook, ItemScript
+from tests.servers.helpers import SECRET, chat, leaks, verification_schema
+from tests.servers.xai_grpc import XAIServer
+
+TODAY = date(2026, 11, 22)
+
+
+@pytest.fixture
+def server() -> Iterator[XAIServer]:
+    with XAIServer(api_key=SECRET) as running:
+        yield running
+
+
+def adapter(server: XAIServer) -> XAIAdapter:
+    return XAIAdapter("grok-4.3", api_key=SECRET, api_host=server.host, today=TODAY)
+
+
+def items(count: int = 3) -> list[BatchItem]:
+    return [
+        BatchItem(
+            custom_id=f"item-{n}",
+            request=chat(f"Question {n}?", schema=verification_schema() if n % 2 else None),
+        )
+        for n in range(count)
+    ]
+
+
+async def run_batch(subject: XAIAdapter, batch: list[BatchItem]) -> tuple[BatchStatus, list[BatchOutcome]]:
+    batch_id = await subject.batch_submit(batch)
+    status = await subject.batch_status(batch_id)
+    return status, await subject.batch_results(batch_id)
+
+
+def comparable(response: ChatResponse) -> dict[str, Any]:
+    return response.model_dump(exclude={"response_id", "request_id", "latency_ms", "raw"})
+
+
+def test_each_added_request_is_the_direct_request_under_its_custom_id(server: XAIServer) -> None:
+    subject = adapter(server)
+    assert supports_batch(subject)
+    batch = items()
+
+    async def scenario() -> None:
+        await subject.batch_submit(batch)
+        for item in batch:
+            await subject.generate(item.request)
+        await subject.aclose()
+
+    asyncio.run(scenario())
+    (added,) = server.added
+    assert [r.batch_request_id for r in added.batch_requests] == ["item-0", "item-1", "item-2"]
+    directs = [call.request for call in server.calls if not isinstance(call.request, str)][-3:]
+    for sent, direct in zip(added.batch_requests, directs, strict=True):
+        assert json_format.MessageToDict(sent.completion_request) == json_format.MessageToDict(direct)
+    assert added.batch_requests[1].completion_request.response_format.schema
+    assert all(call.metadata.get("authorization") == "<redacted>" for call in server.calls)
+    assert all(call.key_seen for call in server.calls)
+    assert not leaks(SECRET, [(str(c.request), c.metadata) for c in server.calls])
+
+
+def test_counts_map_to_states_and_a_held_batch_stays_in_progress() -> None:
+    book = BatchBook(hold=True)
+    with XAIServer(api_key=SECRET, book=book) as server:
+        subject = adapter(server)
+
+        async def scenario() -> tuple[BatchStatus, BatchStatus]:
+            batch_id = await subject.batch_submit(items(2))
+            first = await subject.batch_status(batch_id)
+            book.release(batch_id)
+            second = await subject.batch_status(batch_id)
+            await subject.aclose()
+            return first, second
+
+        first, second = asyncio.run(scenario())
+    assert (first.state, first.provider_state, first.total, first.succeeded) == (
+        "in_progress",
+        "processing",
+        2,
+        0,
+    )
+    assert (second.state, second.provider_state, second.total, second.succeeded) == (
+        "ended",
+        "complete",
+        2,
+        2,
+    )
+    assert book.creations == 1
+
+
+def test_paged_results_are_matched_by_custom_id_and_equal_a_direct_call(server: XAIServer) -> None:
+    subject = adapter(server)
+    batch = items(5)  # three pages of two
+
+    async def scenario() -> tuple[BatchStatus, list[BatchOutcome], list[ChatResponse]]:
+        status, outcomes = await run_batch(subject, batch)
+        directs = [await subject.generate(item.request) for item in batch]
+        await subject.aclose()
+        return status, outcomes, directs
+
+    status, outcomes, directs = asyncio.run(scenario())
+    assert status.state == "ended" and status.succeeded == 5
+    assert [o.custom_id for o in outcomes] == ["item-4", "item-3", "item-2", "item-1", "item-0"]
+    by_id = {o.custom_id: o for o in outcomes}
+    for item, direct in zip(batch, directs, strict=True):
+        response = by_id[item.custom_id].response
+        assert response is not None
+        assert comparable(response) == comparable(direct)
+        assert response.response_id == f"xai-batch-{item.custom_id}"
+    first = by_id["item-0"].response
+    assert first is not None and first.sampling_sent == {
+        "temperature": 0.0,
+        "seed": 7,
+        "max_output_tokens": 256,
+    }
+    assert first.fingerprint == "fp_xai_2026-11-01"
+
+
+def test_partial_failure_follows_the_grpc_retry_rules(server: XAIServer) -> None:
+    server.book.script("item-1", ItemScript.error(429, "rate limited"))
+    server.book.script("item-2", ItemScript.error(400, "bad schema"))
+    server.book.script("item-3", ItemScript("expired"))
+    server.book.script("item-4", ItemScript("canceled"))
+    subject = adapter(server)
+
+    async def scenario() -> tuple[BatchStatus, list[BatchOutcome]]:
+        result = await run_batch(subject, items(5))
+        await subject.aclose()
+        return result
+
+    status, outcomes = asyncio.run(scenario())
+    assert (status.succeeded, status.failed) == (1, 4)
+    errors = {o.custom_id: o.error for o in outcomes if o.error is not None}
+    assert {k: (e.status, e.retryable) for k, e in errors.items()} == {
+        "item-1": ("RESOURCE_EXHAUSTED", True),
+        "item-2": ("INVALID_ARGUMENT", False),
+        "item-3": ("DEADLINE_EXCEEDED", True),
+        "item-4": ("batch_canceled", True),
+    }
+
+
+def test_a_cancelled_or_expired_batch_maps_and_keeps_what_finished() -> None:
+    book = BatchBook(hold=True)
+    with XAIServer(api_key=SECRET, book=book) as server:
+        subject = adapter(server)
+
+        async def scenario() -> list[tuple[str, list[BatchOutcome]]]:
+            ended = []
+            for state in ("cancelled", "expired"):
+                batch_id = await subject.batch_submit(items(2))
+                book.end_as(batch_id, state)  # type: ignore[arg-type]
+                status = await subject.batch_status(batch_id)
+                ended.append((status.state, await subject.batch_results(batch_id)))
+            await subject.aclose()
+            return ended
+
+        (cancelled_state, cancelled), (expired_state, expired) = asyncio.run(scenario())
+    assert (cancelled_state, expired_state) == ("cancelled", "ended")
+    assert all(o.error is not None and o.error.retryable for o in cancelled + expired)
+
+
+def test_failed_creation_and_failed_add_are_provider_errors_and_cancel_the_batch(server: XAIServer) -> None:
+    server.book.refuse_next_creation(429, "too many batches")
+    subject = adapter(server)
+
+    async def attempt() -> ProviderError:
+        with pytest.raises(ProviderError) as caught:
+            await subject.batch_submit(items(1))
+        return caught.value
+
+    async def scenario() -> list[ProviderError]:
+        errors = [await attempt()]
+        server.fail_adds = 1
+        errors.append(await attempt())
+        await subject.aclose()
+        return errors
+
+    refused, bad_add = asyncio.run(scenario())
+    assert (refused.status, refused.retryable) == ("RESOURCE_EXHAUSTED", True)
+    assert (bad_add.status, bad_add.retryable) == ("INVALID_ARGUMENT", False)
+    # the half-made batch was cancelled, so nothing runs on unwatched
+    assert server.cancels == [server.book.only.batch_id]
+    assert server.book.only.state == "cancelled"
+
+
+def test_an_unknown_batch_is_a_provider_error(server: XAIServer) -> None:
+    subject = adapter(server)
+
+    async def scenario() -> ProviderError:
+        with pytest.raises(ProviderError) as caught:
+            await subject.batch_status("batch_nope")
+        await subject.aclose()
+        return caught.value
+
+    error = asyncio.run(scenario())
+    assert error.status == "NOT_FOUND" and not error.retryable
