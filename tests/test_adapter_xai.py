@@ -76,8 +76,8 @@ def test_resource_exhausted_and_unavailable_are_retried_once_each(server: XAISer
     assert [c.get("error", {}).get("status") for c in calls] == ["RESOURCE_EXHAUSTED", "UNAVAILABLE", None]
     assert all(c["error"]["retryable"] for c in calls[:2])
     assert not leaks(SECRET, calls)
-    # RESOURCE_EXHAUSTED is xAI's 429: the provider's concurrency backs off, UNAVAILABLE does not.
-    assert gateway.limits.for_provider("xai").throttles == 1
+    # RESOURCE_EXHAUSTED is xAI's 429: the model's concurrency backs off, UNAVAILABLE does not.
+    assert gateway.limits.for_model(SPEC).throttles == 1
 
 
 @pytest.mark.parametrize(

@@ -153,6 +153,12 @@ def test_a_directory_walk_skips_hidden_and_virtualenv_folders_and_other_json(
         ),
         (["-t", "fake:accurate", "-j", "rule"], "error: model spec 'rule' is not of the form provider:model "
          "(did you mean 'rules'?)"),
+        (["-t", "fake:accurate", "--tpm", "openai:gpt-5=lots"],
+         "error: --tpm 'openai:gpt-5=lots' is not PROVIDER:MODEL=N with N >= 1; "
+         "example: openai:gpt-5=200000"),
+        (["-t", "fake:accurate", "--model-concurrency", "opneai:gpt-5=4"],
+         "error: --model-concurrency 'opneai:gpt-5=4': unknown provider 'opneai' in 'opneai:gpt-5' "
+         "(did you mean 'openai'?)"),
     ],
 )  # fmt: skip
 def test_repeated_or_mistyped_options_are_refused_with_a_suggestion(

@@ -161,6 +161,7 @@ def test_a_failed_write_stops_the_run_cleanly_and_it_resumes(tmp_path: Path) -> 
     command = [
         sys.executable, "-m", "medeval", "run", "--quiet", "-s", str(SCENARIO_001), "-s", str(FOLLOWUP),
         "-t", "fake:accurate", "-t", "fake:outdated", "--epochs", "6", "--out", str(out),
+        "--max-concurrency", "8",  # some trials finish before the calls file fills up
     ]  # fmt: skip
     done = subprocess.run(
         command, cwd=tmp_path, capture_output=True, text=True, timeout=120, preexec_fn=_limit_file_size

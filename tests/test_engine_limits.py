@@ -75,14 +75,14 @@ def test_calls_in_flight_never_exceed_the_provider_or_global_limit() -> None:
     assert fast <= 5
 
 
-def test_a_throttled_slot_lowers_that_provider_only() -> None:
+def test_a_throttled_slot_lowers_that_model_only() -> None:
     async def scenario() -> tuple[int, int]:
         limits = Limits(8)
         async with limits.slot("a") as outcome:
             outcome.throttle(None)
         async with limits.slot("b"):
             pass
-        return limits.for_provider("a").limit, limits.for_provider("b").limit
+        return limits.for_model("a").limit, limits.for_model("b").limit
 
     assert asyncio.run(scenario()) == (4, 8)
 

@@ -126,3 +126,14 @@ def test_the_example_study_runs_offline_with_variants_and_epochs(tmp_path: Path)
     markdown = (run_dir / "report" / "report.md").read_text(encoding="utf-8")
     assert "## Prompt sensitivity" in markdown
     assert "| all targets | no_system_prompt | assistant_prompt |" in markdown
+
+
+def test_pacing_per_model_comes_from_the_study_file_and_its_specs_are_checked(tmp_path: Path) -> None:
+    text = MINIMAL + '\n[tpm]\n"fake:accurate" = 5000\n[model_concurrency]\n"fake:incomplete" = 2\n'
+    config = load_study(write(tmp_path, text))
+    assert config.tpm == {"fake:accurate": 5000}
+    assert config.model_concurrency == {"fake:incomplete": 2}
+    _, problems = study_problems(write(tmp_path, MINIMAL + '\n[tpm]\n"fake:acurate" = 5000\n'))
+    assert any("tpm.'fake:acurate': unknown fake model 'acurate'" in p for p in problems), problems
+    _, problems = study_problems(write(tmp_path, MINIMAL + '\n[tpm]\n"fake:accurate" = 0\n'))
+    assert any("tpm.fake:accurate" in p for p in problems), problems

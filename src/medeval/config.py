@@ -113,9 +113,15 @@ class RunConfig(BaseModel):
     seed: int = 42
     epochs: int = Field(default=1, ge=1)
     out: Path = Path("runs")
-    max_concurrency: int = Field(default=8, ge=1, description="Trials, and calls, in flight at once")
+    max_concurrency: int = Field(default=32, ge=1, description="Trials, and calls, in flight at once")
     provider_concurrency: dict[str, int] = Field(
-        default_factory=dict, description="Ceiling on calls in flight per provider (adaptive below it)"
+        default_factory=dict, description="Ceiling on calls in flight per provider, all its models"
+    )
+    model_concurrency: dict[str, int] = Field(
+        default_factory=dict, description="Ceiling on calls in flight per provider:model (adaptive below it)"
+    )
+    tpm: dict[str, int] = Field(
+        default_factory=dict, description="Tokens-per-minute budget per provider:model"
     )
     cache: CacheMode = CacheMode.USE
     cache_dir: Path | None = Field(

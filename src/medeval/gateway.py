@@ -1,5 +1,5 @@
 """Every model call of every role goes through the gateway. It answers from the response cache
-where it can; otherwise it waits for a global and a per-provider concurrency slot, applies the one
+where it can; otherwise it waits for its model's pacing (limits.py), applies the one
 retry policy, and records each attempt, verbatim and with its cost, in calls.jsonl. A cache hit is
 recorded too, so the calls file shows every response a trial used."""
 
@@ -16,16 +16,16 @@ from pydantic import BaseModel, ConfigDict
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, ProviderError
 from medeval.adapters.batch import BatchAPI
 from medeval.adapters.registry import create_adapter
-from medeval.adapters.retry import THROTTLE_STATUSES, RetryPolicy, Sleeper, real_sleep
+from medeval.adapters.retry import RetryPolicy, Sleeper, real_sleep
 from medeval.batching import BATCH_ROLES, Batcher, BatchSettings, InflightBatch
 from medeval.cache import ResponseCache, cache_key
 from medeval.callfailures import FailureLog
 from medeval.cost import CostMeter
 from medeval.hashing import derive_seed
-from medeval.limits import Limits
+from medeval.limits import Limits, Pacing
 from medeval.storage import utc_now
 
-DEFAULT_MAX_CONCURRENCY = 8
+DEFAULT_MAX_CONCURRENCY = 32  # see docs/performance.md, "Pacing"
 
 
 class CallContext(BaseModel):
@@ -144,7 +144,7 @@ class Gateway:
         while True:
             attempt += 1
             failure: ProviderError | None = None
-            async with self.limits.slot(provider) as outcome:
+            async with self.limits.slot(spec, request) as outcome:
                 started = time.perf_counter()
                 try:
                     response = await adapter.generate(request)
@@ -152,8 +152,10 @@ class Gateway:
                     failure = error
                 except Exception as error:  # an adapter bug fails this call, not the run
                     failure = ProviderError(f"{type(error).__name__}: {error}", retryable=False)
-                if failure is not None and failure.status in THROTTLE_STATUSES:
-                    outcome.throttle(failure.retry_after)
+                if failure is not None:
+                    outcome.failed(failure)
+                else:
+                    outcome.succeeded(response)
                 elapsed = (time.perf_counter() - started) * 1000
             if failure is not None:
                 retrying = self.retry.should_retry(attempt, failure)
@@ -163,7 +165,17 @@ class Gateway:
                     )
                 wait = self.retry.delay(attempt, failure, rng) if rng is not None and retrying else None
                 self._record(
-                    call_id, attempt, spec, sent, ctx, None, failure, elapsed, wait, cache=cache_state
+                    call_id,
+                    attempt,
+                    spec,
+                    sent,
+                    ctx,
+                    None,
+                    failure,
+                    elapsed,
+                    wait,
+                    cache=cache_state,
+                    pacing=outcome.pacing,
                 )
                 if not retrying:
                     self.failures.failed(spec, failure, ctx.trial_id)
@@ -186,6 +198,7 @@ class Gateway:
                 None,
                 cache=cache_state,
                 key=key,
+                pacing=outcome.pacing,
             )
             return response
 
@@ -278,6 +291,7 @@ class Gateway:
         key: str | None = None,
         batch_id: str | None = None,
         batch_discount: float | None = None,
+        pacing: Pacing | None = None,
     ) -> None:
         record: dict[str, Any] = {
             "call_id": call_id,
@@ -288,8 +302,10 @@ class Gateway:
             "request": request,
             "latency_ms": round(latency_ms, 3),
             "cache": cache,
-            "concurrency_limit": self.limits.for_provider(spec.partition(":")[0]).limit,
+            "concurrency_limit": pacing.limit if pacing is not None else self.limits.for_model(spec).limit,
         }
+        if pacing is not None:
+            record["pacing"] = pacing.record()
         if key is not None:
             record["cache_key"] = key
         if batch_id is not None:

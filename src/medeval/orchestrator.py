@@ -271,7 +271,13 @@ def build_gateway(
         sleep=sleep,
         seed=config.seed,
         cache=ResponseCache(config.cache_dir or default_cache_dir(), config.cache),
-        limits=Limits(config.max_concurrency, config.provider_concurrency, sleep=sleep),
+        limits=Limits(
+            config.max_concurrency,
+            config.provider_concurrency,
+            config.model_concurrency,
+            config.tpm,
+            sleep=sleep,
+        ),
         meter=CostMeter(load_prices()),
         batch=config.batch,
     )

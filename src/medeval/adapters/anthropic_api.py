@@ -27,6 +27,7 @@ from medeval.adapters.catalog import (
     CatalogModel,
     filter_sampling,
 )
+from medeval.adapters.ratelimits import rate_limits
 from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
 from medeval.keys import endpoint, require_key
 
@@ -111,7 +112,8 @@ class AnthropicAdapter(CatalogModel, BatchAPI):
             if not isinstance(payload, dict):
                 raise ValueError("top level is not an object")
             message = await raw.parse()
-            return self._response(message, payload, request_id, latency, sent, dropped)
+            response = self._response(message, payload, request_id, latency, sent, dropped)
+            return response.model_copy(update={"rate_limits": rate_limits(raw.headers)})
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as error:
             raise malformed_error(self.spec, f"{type(error).__name__}: {error}", request_id) from error
 

@@ -69,6 +69,18 @@ class Usage(_Contract):
     cached_tokens: int | None = None
 
 
+class RateLimits(_Contract):
+    """What the provider's rate-limit headers said when the call came back (OpenAI, Anthropic).
+    Resets are in seconds from then."""
+
+    requests_limit: int | None = None
+    requests_remaining: int | None = None
+    requests_reset_s: float | None = None
+    tokens_limit: int | None = None
+    tokens_remaining: int | None = None
+    tokens_reset_s: float | None = None
+
+
 class ChatResponse(_Contract):
     text: str
     requested_model: str
@@ -82,6 +94,9 @@ class ChatResponse(_Contract):
     sampling_sent: dict[str, Any] = Field(default_factory=dict)
     sampling_dropped: dict[str, Any] = Field(default_factory=dict)
     raw: dict[str, Any] = Field(default_factory=dict)
+    #: For the limiter, and recorded under the call's `pacing`. Left out of dumps, so the cached
+    #: response never replays an old reading of the provider's budget.
+    rate_limits: RateLimits | None = Field(default=None, exclude=True)
 
 
 class ProviderError(Exception):
@@ -95,12 +110,14 @@ class ProviderError(Exception):
         status: int | str | None = None,
         retry_after: float | None = None,
         request_id: str | None = None,
+        rate_limits: RateLimits | None = None,
     ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.status = status
         self.retry_after = retry_after
         self.request_id = request_id
+        self.rate_limits = rate_limits
 
 
 class ModelAPI(ABC):

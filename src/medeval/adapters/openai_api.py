@@ -24,6 +24,7 @@ from medeval.adapters.catalog import (
     filter_sampling,
     provider_info,
 )
+from medeval.adapters.ratelimits import rate_limits
 from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
 from medeval.errors import ConfigError
 from medeval.keys import endpoint, find_key, require_key
@@ -134,6 +135,7 @@ class OpenAIAdapter(CatalogModel, BatchAPI):
             "sampling_sent": sent,
             "sampling_dropped": dropped,
             "raw": payload,
+            "rate_limits": rate_limits(raw.headers),
         }
         try:
             if self.family.api == "responses":

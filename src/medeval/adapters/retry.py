@@ -13,6 +13,7 @@ from email.utils import parsedate_to_datetime
 from pydantic import BaseModel, ConfigDict
 
 from medeval.adapters.base import ProviderError
+from medeval.adapters.ratelimits import rate_limits
 
 Sleeper = Callable[[float], Awaitable[None]]
 
@@ -107,6 +108,7 @@ def http_error(
         status=status,
         retry_after=parse_retry_after(headers) if retryable else None,
         request_id=request_id,
+        rate_limits=rate_limits(headers),
     )
 
 

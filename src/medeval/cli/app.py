@@ -135,10 +135,18 @@ def run_command(
     out_dir: Annotated[Path, typer.Option("--out", help="Parent directory of run directories")] = Path(
         "runs"
     ),
-    max_concurrency: Annotated[int, typer.Option(min=1, help="Trials, and calls, in flight at once")] = 8,
+    max_concurrency: Annotated[int, typer.Option(min=1, help="Trials, and calls, in flight at once")] = 32,
     provider_concurrency: Annotated[
         list[str] | None,
         typer.Option(help="PROVIDER=N: ceiling on one provider's calls in flight (repeatable)"),
+    ] = None,
+    model_concurrency: Annotated[
+        list[str] | None,
+        typer.Option(help="PROVIDER:MODEL=N: ceiling on one model's calls in flight (repeatable)"),
+    ] = None,
+    tpm: Annotated[
+        list[str] | None,
+        typer.Option(help="PROVIDER:MODEL=N: tokens-per-minute budget for one model (repeatable)"),
     ] = None,
     temperature: Annotated[
         float | None, typer.Option(help="Target temperature, where the model accepts one")
@@ -229,8 +237,20 @@ def run_command(
                 "--scenario/--target/--judge/--variant (or edit the study file)"
             )
         config = load_study(study)
+        pacing = {
+            "model_concurrency": engine_cli.model_numbers(
+                model_concurrency, "--model-concurrency", "openai:gpt-5=16"
+            ),
+            "tpm": engine_cli.model_numbers(tpm, "--tpm", "openai:gpt-5=200000"),
+        }
         config = config.model_copy(
-            update={"cache": mode, "cache_dir": cache_dir, "max_cost": max_cost or config.max_cost}
+            update={
+                "cache": mode,
+                "cache_dir": cache_dir,
+                "max_cost": max_cost or config.max_cost,
+                # The account's limits, not the study's content: the command line adds to the file.
+                **{name: {**getattr(config, name), **given} for name, given in pacing.items()},
+            }
         )
     else:
         if not scenario or not target:
@@ -262,6 +282,10 @@ def run_command(
             out=out_dir,
             max_concurrency=max_concurrency,
             provider_concurrency=engine_cli.provider_limits(provider_concurrency),
+            model_concurrency=engine_cli.model_numbers(
+                model_concurrency, "--model-concurrency", "openai:gpt-5=16"
+            ),
+            tpm=engine_cli.model_numbers(tpm, "--tpm", "openai:gpt-5=200000"),
             temperature=temperature,
             cache=mode,
             cache_dir=cache_dir,

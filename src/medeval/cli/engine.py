@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from medeval.adapters.registry import providers, suggestion
+from medeval.adapters.registry import parse_spec, providers, suggestion
 from medeval.audit import verify_run
 from medeval.cache import CacheMode
 from medeval.config import RunConfig
@@ -82,6 +82,21 @@ def provider_limits(values: list[str] | None) -> dict[str, int]:
             )
         limits[name] = int(number)
     return limits
+
+
+def model_numbers(values: list[str] | None, option: str, example: str) -> dict[str, int]:
+    """`--tpm openai:gpt-5=200000` (repeatable) -> {"openai:gpt-5": 200000}."""
+    numbers: dict[str, int] = {}
+    for value in values or []:
+        spec, sep, number = value.rpartition("=")
+        if not sep or not number.isdigit() or int(number) < 1:
+            raise UserError(f"{option} {value!r} is not PROVIDER:MODEL=N with N >= 1; example: {example}")
+        try:
+            parse_spec(spec)
+        except UserError as error:
+            raise UserError(f"{option} {value!r}: {error}") from None
+        numbers[spec] = int(number)
+    return numbers
 
 
 def whole_run(result: RunResult) -> RunResult:

@@ -107,6 +107,8 @@ def to_config(study: StudyFile, path: Path) -> RunConfig:
         max_cost=study.max_cost,
         max_concurrency=study.max_concurrency,
         provider_concurrency=providers,
+        model_concurrency=study.model_concurrency,
+        tpm=study.tpm,
         persona_replies=study.persona_replies,
         batch=study.batch,
         variants=[
@@ -208,6 +210,8 @@ def _model_problems(study: StudyFile, path: Path) -> list[str]:
         )
         if spec is not None
     ]
+    specs += [(f"model_concurrency.{spec!r}", spec) for spec in study.model_concurrency]
+    specs += [(f"tpm.{spec!r}", spec) for spec in study.tpm]
     for where, spec in specs:
         problem = model_problem(spec)
         if problem:

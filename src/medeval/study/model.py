@@ -3,7 +3,7 @@ so a study file is a saved `medeval run` command, never a second way of configur
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
 
 from medeval.adapters.base import ReasoningEffort
 from medeval.batching.settings import BatchSettings
@@ -72,8 +72,12 @@ class StudyFile(_Study):
     epochs: int = Field(default=1, ge=1, description="--epochs")
     out: str = Field(default="runs", description="--out, relative to the working directory")
     max_cost: float | None = Field(default=None, ge=0, description="--max-cost")
-    max_concurrency: int = Field(default=8, ge=1, description="--max-concurrency")
+    max_concurrency: int = Field(default=32, ge=1, description="--max-concurrency")
     persona_replies: int = Field(default=2, ge=0, description="--persona-replies")
+    model_concurrency: dict[str, PositiveInt] = Field(
+        default_factory=dict, description='--model-concurrency; {"provider:model" = N}'
+    )
+    tpm: dict[str, PositiveInt] = Field(default_factory=dict, description='--tpm; {"provider:model" = N}')
     scenarios: StudyScenarios
     judging: StudyJudging = Field(default_factory=StudyJudging)
     defaults: TargetDefaults = Field(default_factory=TargetDefaults, description="For every target")

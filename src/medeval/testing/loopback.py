@@ -69,6 +69,8 @@ class Fault(BaseModel):
     message: str = "injected fault"
     retry_after: str | None = None
     delay: float = 0.0
+    #: Further reply headers (a provider's rate-limit state, say).
+    headers: dict[str, str] = Field(default_factory=dict)
 
     @classmethod
     def rate_limited(cls, retry_after: str | None = "0") -> Fault:
@@ -202,6 +204,7 @@ class LoopbackServer:
         unknown_models: Iterable[str] = (),
         record_bodies: bool = True,
         keep_requests: bool = True,
+        reply_headers: Callable[[ReceivedRequest], dict[str, str]] | None = None,
     ) -> None:
         if dialect is None:
             from medeval.testing.openai_dialect import OPENAI
@@ -217,6 +220,8 @@ class LoopbackServer:
         self.record_bodies = record_bodies
         #: False for long benchmarks: count requests without keeping a record of each.
         self.keep_requests = keep_requests
+        #: Headers added to every reply, from the request (rate-limit headers, say).
+        self.reply_headers = reply_headers
         self.requests: list[ReceivedRequest] = []
         self._schedule = _Schedule(deque(faults), fault_rate, tuple(rate_faults), random.Random(seed))
         self._lock = threading.Lock()
@@ -395,12 +400,14 @@ class LoopbackServer:
             await asyncio.sleep(delay)
         base = {"content-type": "application/json", "x-request-id": f"req_loopback_{index:06d}"}
         base["request-id"] = base["x-request-id"]
+        if self.reply_headers is not None:
+            base.update(self.reply_headers(received))
         keyless = self.dialect.keyless is not None and self.dialect.keyless(parts.path, parts.query)
         if self.api_key and key_header is None and not keyless:
             return self._error(401, "invalid or missing API key", base)
         if fault is not None and fault.kind == "status":
             extra = {"retry-after": fault.retry_after} if fault.retry_after is not None else {}
-            return self._error(fault.status, fault.message, {**base, **extra})
+            return self._error(fault.status, fault.message, {**base, **extra, **fault.headers})
         if fault is not None and fault.kind == "malformed":
             return 200, base, b'{"id": "broken", "choices": [{"message": '
         reply = await self.dialect.handle(received, self)
