@@ -75,3 +75,16 @@ def test_redact_replaces_key_values_and_url_userinfo(monkeypatch: pytest.MonkeyP
     # In a JSON record an answer's escaped newline ends a URL: an email on the next line stays.
     escaped = '"see https://medicare.gov\\nhelp@example.org"'
     assert redact(escaped, []) == escaped
+
+
+def test_a_key_set_or_changed_after_the_first_redaction_is_redacted_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The environment's secrets are remembered between records; any change must be seen.
+    monkeypatch.delenv("LATE_API_KEY", raising=False)
+    assert redact("uses late-key-0123456789") == "uses late-key-0123456789"
+    monkeypatch.setenv("LATE_API_KEY", "late-key-0123456789")
+    assert redact("uses late-key-0123456789") == "uses <redacted>"
+    monkeypatch.setenv("LATE_API_KEY", "other-key-9876543210")
+    both = "uses late-key-0123456789 and other-key-9876543210"
+    assert redact(both) == "uses late-key-0123456789 and <redacted>"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -27,9 +28,25 @@ MIN_SECRET_LENGTH = 8
 USERINFO = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.\-]*://)[^/\\\s\"'<>@]+@")
 
 
+#: The process environment's secrets, with the raw environment they were read from: every record a
+#: run writes is redacted, and scanning the environment each time cost more than writing the record.
+_scanned: tuple[object, list[str]] | None = None
+
+
 def secret_values(environ: dict[str, str] | None = None) -> list[str]:
     """Every secret value in the environment, longest first (so a key containing another goes whole)."""
-    env = os.environ if environ is None else environ
+    global _scanned
+    if environ is None:
+        # A C-level copy of the raw environment, compared item by item: any change (a key set,
+        # changed or removed) scans again, so the cache can never hide a secret.
+        raw = tuple(getattr(os.environ, "_data", os.environ).items())
+        if _scanned is None or _scanned[0] != raw:
+            _scanned = (raw, _scan(os.environ))
+        return list(_scanned[1])
+    return _scan(environ)
+
+
+def _scan(env: Mapping[str, str]) -> list[str]:
     found: set[str] = set()
     for name, value in env.items():
         value = value.strip()

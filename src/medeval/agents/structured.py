@@ -4,6 +4,7 @@ silent right or wrong."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -32,7 +33,10 @@ class StructuredResult(Generic[T]):
     responses: list[ChatResponse] = field(default_factory=list)
 
 
+@functools.cache
 def output_schema(name: str, model: type[BaseModel]) -> OutputSchema:
+    """Built once per (name, model class): generating a JSON schema costs about as much CPU as the
+    rest of a judge call. Every request shares the one object, so nothing may modify it."""
     return OutputSchema(name=name, json_schema=model.model_json_schema())
 
 
