@@ -12,8 +12,6 @@ import json
 from typing import TYPE_CHECKING, Any
 
 import openai
-from openai.types.chat import ChatCompletion
-from openai.types.responses import Response
 
 from medeval.adapters.base import ChatResponse, ProviderError
 from medeval.adapters.batch import BatchItem, BatchOutcome, BatchState, BatchStatus
@@ -156,11 +154,7 @@ def _outcome(adapter: OpenAIAdapter, line: dict[str, Any]) -> BatchOutcome:
     try:
         if not isinstance(body, dict):
             raise ValueError("the item's body is not an object")
-        parsed = (
-            _from_response(Response.construct(**body))
-            if adapter.family.api == "responses"
-            else _from_chat(ChatCompletion.construct(**body))
-        )
+        parsed = _from_response(body) if adapter.family.api == "responses" else _from_chat(body)
         chat = ChatResponse(
             requested_model=adapter.wire_model,
             request_id=request_id,
