@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import os
+import pstats
 import resource
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -125,6 +127,38 @@ def measure(
     return elapsed, cpu, calls
 
 
+def profiled(run: Callable[[], object], top: int) -> None:
+    """Run once under cProfile and print where this process's CPU went: per package, then the
+    functions with the most time of their own. cProfile slows Python code down, so read the shares,
+    not the seconds."""
+    profile = cProfile.Profile()
+    profile.runcall(run)
+    stats = pstats.Stats(profile)
+    total = sum(row[2] for row in stats.stats.values())  # type: ignore[attr-defined]
+    packages: dict[str, float] = {}
+    for (filename, _, _), row in stats.stats.items():  # type: ignore[attr-defined]
+        packages[_package(filename)] = packages.get(_package(filename), 0.0) + row[2]
+    print(f"profile: {total:.2f} s of own time; share by package")
+    for name, seconds in sorted(packages.items(), key=lambda item: -item[1])[:12]:
+        print(f"  {seconds / total:6.1%}  {name}")
+    print(f"top {top} functions by own time")
+    stats.sort_stats("tottime").print_stats(top)
+    if os.environ.get("PROFILE_CUMULATIVE"):
+        stats.sort_stats("cumulative").print_stats(os.environ["PROFILE_CUMULATIVE"], top)
+
+
+def _package(filename: str) -> str:
+    if filename.startswith("~") or filename.startswith("<"):
+        return "builtins (C)"
+    parts = Path(filename).parts
+    for anchor in ("site-packages", "medeval"):
+        if anchor in parts:
+            index = parts.index(anchor)
+            rest = parts[index + 1 :] if anchor == "site-packages" else parts[index:]
+            return "/".join(rest[:2]) if rest and rest[0] == "medeval" else (rest[0] if rest else anchor)
+    return "stdlib: " + Path(filename).stem
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trials", type=int, default=256)
@@ -138,8 +172,27 @@ def main() -> None:
         help="sdk: openai-compatible over loopback HTTP; none: an in-process provider that only sleeps",
     )
     parser.add_argument("--in-process-server", action="store_true", help="run the loopback in this process")
+    parser.add_argument(
+        "--profile",
+        type=int,
+        metavar="TOP",
+        help="instead of timing: one run of the first client under cProfile, printing TOP functions",
+    )
     args = parser.parse_args()
     register_provider("sleep", f"{__name__}:create_sleeping")
+    if args.profile:
+        client = "sdk" if args.client in ("sdk", "both") else "none"
+        print(
+            f"profiling {client}: trials {args.trials}, latency {args.latency * 1000:g} ms, "
+            f"concurrency {args.concurrency}"
+        )
+        profiled(
+            lambda: measure(
+                args.trials, args.latency, args.concurrency, args.judge, client, args.in_process_server
+            ),
+            args.profile,
+        )
+        return
     clients = ("sdk", "none") if args.client == "both" else (args.client,)
     print(
         f"trials {args.trials}, latency {args.latency * 1000:g} ms, concurrency {args.concurrency}, "
