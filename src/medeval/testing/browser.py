@@ -96,13 +96,19 @@ class Browser:
             if "method" in reply:
                 self.events.append(reply)
 
-    def wait_for(self, event: str) -> dict[str, Any]:
+    def wait_for(self, event: str, **params: Any) -> dict[str, Any]:
+        """The first `event` (seen already or next) whose params include `params`."""
+
+        def hit(message: dict[str, Any]) -> bool:
+            got = message.get("params", {})
+            return message.get("method") == event and all(got.get(k) == v for k, v in params.items())
+
         for index, seen in enumerate(self.events):
-            if seen["method"] == event:
+            if hit(seen):
                 return self.events.pop(index)
         while True:
             message = self._message()
-            if message.get("method") == event:
+            if hit(message):
                 return message
             if "method" in message:
                 self.events.append(message)
