@@ -179,6 +179,15 @@ def test_drawer_opens_on_a_model_row_and_closes_on_escape_keeping_the_scroll(
         assert "<strong>Yes</strong>" in body and "&lt;script&gt;" in body and "<script>" not in body
         assert 'class="v-supported"' in body
         assert "Checklist items covered" in body and "Medicare &amp; You 2026, fixture section" in body
+        # Each checklist item and each cited fact with its text, the answer key's source and date;
+        # each verifier's label on the claim beside the facts it cites.
+        covered = body.split("Checklist items covered")[1].split("</ul>")[0]
+        assert "<strong>F_IEP</strong>: You can sign up in the 7-month Initial Enrollment Period" in covered
+        assert "Source: Medicare &amp; You 2026, fixture section (effective 2026-01-01)" in covered
+        claims = body.split('class="d-claims"')[1]
+        assert re.search(r'#1 rules: <span class="label-SUPPORTED">SUPPORTED</span> \(F_IEP\)', claims)
+        cited = claims.split('class="d-facts"')[1]
+        assert "<strong>F_IEP</strong>: You can sign up" in cited and "(effective 2026-01-01)" in cited
         assert browser.evaluate("document.querySelectorAll('#drawer-tabs .d-tab').length") == 2  # two epochs
         browser.click("#drawer-tabs .d-tab:nth-child(2)")
         assert (

@@ -65,6 +65,7 @@ def write_scenario(
                 "fact_id": FACTS.get(g, (f"F_{g}", ""))[0],
                 "statement": FACTS.get(g, ("", f"Fact for {g}."))[1] or f"Fact for {g}.",
                 "source": SOURCE,
+                "effective_date": "2026-01-01",
             }
             for g in groups
         ],

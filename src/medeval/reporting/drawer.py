@@ -1,6 +1,7 @@
 """What the question table's drawer shows for a model row: per epoch, the question, the verbatim
-answer as safe Markdown with claims highlighted by verdict, each claim with its verifiers' labels, and
-the checklist items covered or missed with their sources.
+answer as safe Markdown with claims highlighted by verdict, each claim with its verifiers' labels and
+the facts they cite, and the checklist items covered, missed or contradicted with the verifiers' codes.
+Every fact shown carries the answer key's text, source and date; the page holds each fact once.
 
 The entries go into report.html as one JSON block; past `COMPRESS_OVER` characters the block is
 gzip-compressed and base64-encoded, and the page inflates it (DecompressionStream) the first time a
@@ -36,20 +37,49 @@ LABELS = {
 }
 
 
-def _items(group: GroupResult) -> tuple[list[str], list[str], list[str]]:
-    """Covered, missed and contradicted checklist items (schema 1: required points minus missed)."""
+def _items(group: GroupResult) -> list[list[Any]]:
+    """[fact id, code, the verifiers' codes] per checklist item (schema 1: required points minus
+    missed, with no verifier codes)."""
     if group.checklist:
-        covered = [i.fact_id for i in group.checklist if i.code == "covered"]
-        missed = [i.fact_id for i in group.checklist if i.code in ("absent", None)]
-        contradicted = [i.fact_id for i in group.checklist if i.code == "contradicted"]
-        return covered, missed, contradicted
-    missed = list(group.scores.missing_required_points)
-    return [p for p in group.required_points if p not in missed], missed, []
+        return [
+            [item.fact_id, item.code or "undecided", [v or "abstained" for v in item.votes]]
+            for item in group.checklist
+        ]
+    missed = set(group.scores.missing_required_points)
+    return [[p, "absent" if p in missed else "covered", []] for p in group.required_points]
 
 
-def _entry(
-    corpus: Corpus, record: TrialRecord, group: GroupResult, facts: dict[tuple[str, str], list[str]]
-) -> dict[str, Any]:
+class _Facts:
+    """Each cited or checked fact's text and source once per page, by scenario and fact id: a fact
+    is named by hundreds of claims and items, and the entries carry only its id."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+        self.table: dict[str, dict[str, list[str]]] = {}
+
+    def note(self, scenario_id: str, fact_ids: Iterable[str]) -> list[str]:
+        known = self.table.setdefault(scenario_id, {})
+        ids = list(fact_ids)
+        for fact_id in ids:
+            if fact_id not in known:
+                ref = fact_ref(self.corpus, scenario_id, fact_id)
+                known[fact_id] = [defang(ref.text), defang(fact_source(self.corpus, scenario_id, fact_id))]
+        return ids
+
+
+def fact_source(corpus: Corpus, scenario_id: str, fact_id: str) -> str:
+    """The answer key's source of a fact, with the date its figure holds from when the key says."""
+    source = fact_ref(corpus, scenario_id, fact_id).source
+    scenario = corpus.scenario(scenario_id)
+    fact = scenario.fact(fact_id) if scenario is not None else None
+    if fact is not None and fact.effective_date is not None:
+        return f"{source} (effective {fact.effective_date.isoformat()})"
+    if fact is not None and fact.year is not None:
+        return f"{source} (for {fact.year})"
+    return source
+
+
+def _entry(record: TrialRecord, group: GroupResult, facts: _Facts) -> dict[str, Any]:
     finals = {fc.claim_id: fc for fc in record.final_claims}
     turns = set(group.turn_ids)
     question: list[str] = []
@@ -72,29 +102,24 @@ def _entry(
             for vote in final.votes if final else []:
                 judge = record.judges[vote.judge_index] if vote.judge_index < len(record.judges) else "?"
                 votes.append(
-                    f"#{vote.judge_index + 1} {judge}: {vote.label.value if vote.label else 'abstained'}"
+                    [
+                        f"#{vote.judge_index + 1} {judge}",
+                        vote.label.value if vote.label else "abstained",
+                        facts.note(record.scenario_id, vote.evidence),
+                    ]
                 )
             claims_out.append(
                 {
                     "verdict": verdict,
                     "text": defang(claim.text),
                     "votes": votes,
-                    "facts": list(final.evidence) if final else [],
+                    "facts": facts.note(record.scenario_id, final.evidence if final else []),
+                    "by": final.decided_by if final else "none",
                 }
             )
         answers.append(str(render(turn.text, spans)))
-
-    def refs(ids: Iterable[str]) -> list[list[str]]:
-        out = []
-        for fact_id in ids:
-            key = (record.scenario_id, fact_id)
-            if key not in facts:
-                ref = fact_ref(corpus, record.scenario_id, fact_id)
-                facts[key] = [fact_id, defang(ref.text), defang(ref.source)]
-            out.append(facts[key])
-        return out
-
-    covered, missed, contradicted = _items(group)
+    items = _items(group)
+    facts.note(record.scenario_id, [item[0] for item in items])
     return {
         "trial": record.trial_id,
         "epoch": record.epoch,
@@ -104,16 +129,15 @@ def _entry(
         "question": defang("\n".join(question)),
         "answer": "".join(answers),
         "claims": claims_out,
-        "covered": refs(covered),
-        "missed": refs(missed),
-        "contradicted": refs(contradicted),
+        "items": items,
         "served": ", ".join(record.target.served_models),
     }
 
 
-def drawer_entries(corpus: Corpus, records: Iterable[TrialRecord]) -> dict[str, list[dict[str, Any]]]:
+def drawer_entries(corpus: Corpus, records: Iterable[TrialRecord]) -> dict[str, Any]:
+    """{"rows": drawer key -> entries by epoch, "facts": scenario -> fact id -> [text, source]}."""
     out: dict[str, list[dict[str, Any]]] = {}
-    facts: dict[tuple[str, str], list[str]] = {}
+    facts = _Facts(corpus)
     for record in records:
         for group in record.groups:
             key = drawer_key(
@@ -121,13 +145,13 @@ def drawer_entries(corpus: Corpus, records: Iterable[TrialRecord]) -> dict[str, 
                 group.question_group,
                 record.target.spec,
             )
-            out.setdefault(key, []).append(_entry(corpus, record, group, facts))
+            out.setdefault(key, []).append(_entry(record, group, facts))
     for entries in out.values():
         entries.sort(key=lambda e: (e["epoch"], e["scenario"], e["trial"]))
-    return out
+    return {"rows": out, "facts": facts.table}
 
 
-def drawer_block(entries: dict[str, list[dict[str, Any]]]) -> tuple[str, Markup]:
+def drawer_block(entries: dict[str, Any]) -> tuple[str, Markup]:
     """(encoding, payload) for the page: plain JSON, or gzip+base64 past COMPRESS_OVER characters."""
     return embedded_block(entries, COMPRESS_OVER)
 
