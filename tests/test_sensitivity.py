@@ -4,6 +4,7 @@ prompt-sensitivity section gives category rates per variant and paired differenc
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -127,9 +128,19 @@ def test_report_has_a_prompt_sensitivity_section(tmp_path: Path) -> None:
     markdown = paths.markdown.read_text(encoding="utf-8")
     assert "## Prompt sensitivity" in markdown
     assert "| fake:asks_zip | plain | told_location | 2 | 0.0% | 100.0% | +100.0 pp |" in markdown
+    # report.html has the same section: rates per variant and the paired differences.
+    page = paths.html.read_text(encoding="utf-8")
+    assert '<h2 id="sensitivity">Prompt sensitivity</h2>' in page
+    assert '<tr data-target="fake:asks_zip" data-variant="told_location">' in page
+    pairs_table = page.split('id="sensitivity-pairs"')[1].split("</table>")[0]
+    pair_rows = re.findall(r"<tr><td>(.*?)</tr>", pairs_table)
+    asks_zip = next(row for row in pair_rows if row.startswith("fake:asks_zip</td>"))
+    assert '<code>plain</code></td><td><code>told_location</code></td><td class="num">2</td>' in asks_zip
+    assert "+100.0 pp" in asks_zip
 
 
 def test_no_sensitivity_section_without_variants(tmp_path: Path) -> None:
     result = run(RunConfig(scenarios=[SCENARIO_001], targets=["fake:accurate"], out=tmp_path))
     markdown = build_report([result.store.directory]).markdown.read_text(encoding="utf-8")
     assert "Prompt sensitivity" not in markdown
+    assert "Prompt sensitivity" not in build_report([result.store.directory]).html.read_text(encoding="utf-8")

@@ -20,7 +20,7 @@ from markupsafe import Markup, escape
 from medeval.redact import redact
 from medeval.reporting.baseline import SHIP_CATEGORIES, baseline_citation, group_sort_key
 from medeval.reporting.charts import CATEGORY_COLOURS, CATEGORY_LABELS
-from medeval.reporting.drawer import drawer_block, drawer_entries, embedded_block
+from medeval.reporting.drawer import LABELS, drawer_block, drawer_entries, embedded_block, fact_source
 from medeval.reporting.findings import fact_ref
 from medeval.reporting.headline import HEADLINE_CATEGORIES
 from medeval.reporting.human_render import html_section
@@ -30,10 +30,10 @@ from medeval.reporting.pairs_text import PAIRED_NOTE
 from medeval.reporting.question_table import TABLE_CATEGORIES, question_rows
 from medeval.reporting.stats import fmt_p
 from medeval.reporting.tables import POOLED
-from medeval.schemas import FinalClaim, TrialRecord
+from medeval.schemas import STUDY_CATEGORIES, FinalClaim, ShipCategory, TrialRecord
 
 #: Transcript bodies past this many characters in all are embedded compressed and loaded on demand.
-LAZY_OVER = 1_500_000
+LAZY_OVER = 500_000
 # Worst verdict wins where two claims' quotes overlap.
 VERDICT_RANK = {"CONTRADICTED": 3, "PENDING": 2, "NOT_IN_KEY": 1, "SUPPORTED": 0}
 _SCHEME = re.compile(r"(?i)\b(https?):(//)")
@@ -179,10 +179,47 @@ def fact_glossary(corpus: Corpus, trials: list[dict[str, Any]]) -> Markup:
         ids |= {f for g in view["groups"] for f in g["missed"]}
         known = glossary.setdefault(scenario_id, {})
         for fact_id in ids - known.keys():
-            ref = fact_ref(corpus, scenario_id, fact_id)
-            known[fact_id] = [str(safe_text(ref.text)), str(safe_text(ref.source))]
+            text = fact_ref(corpus, scenario_id, fact_id).text
+            known[fact_id] = [str(safe_text(text)), str(safe_text(fact_source(corpus, scenario_id, fact_id)))]
     # Escaped HTML inside JSON, decoded by the script with textContent; "</" cannot end the block.
     return Markup(json.dumps(glossary, ensure_ascii=True, sort_keys=True).replace("</", "<\\/"))
+
+
+def trial_index(trials: list[dict[str, Any]], groups: list[str]) -> Markup:
+    """The transcript list as compact JSON: the page draws the rows it shows from it, so a page of
+    thousands of trials parses a few bytes per trial at load instead of thousands of elements.
+
+    Each row: [target, scenario, epoch, trial id, [group, category, group, category, ...], review],
+    with targets, scenarios, groups and categories as indexes into the lists beside the rows."""
+    targets = sorted({t["record"].target.spec for t in trials})
+    scenarios = sorted({t["record"].scenario_id for t in trials})
+    categories = [c.value for c in ShipCategory]
+    rows = []
+    for view in trials:
+        record = view["record"]
+        pairs: list[int] = []
+        for g in record.groups:
+            pairs += [groups.index(g.question_group), categories.index(g.ship_category.value)]
+        rows.append(
+            [
+                targets.index(record.target.spec),
+                scenarios.index(record.scenario_id),
+                record.epoch,
+                record.trial_id,
+                pairs,
+                int(record.flags.needs_manual_review),
+            ]
+        )
+    index = {
+        "targets": targets,
+        "scenarios": scenarios,
+        "groups": groups,
+        "categories": categories,
+        "labels": [LABELS.get(c, c) for c in categories],
+        "rows": rows,
+    }
+    # No "<" can end or comment the script block; the script writes every string as text.
+    return Markup(json.dumps(index, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c"))
 
 
 def transcript_bodies(
@@ -217,6 +254,7 @@ def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials:
     ]
     drawer_encoding, drawer_payload = drawer_block(drawer_entries(corpus, [t["record"] for t in trials]))
     bodies, trial_encoding, trial_payload = transcript_bodies(environment, trials)
+    groups = sorted({g.question_group for t in trials for g in t["record"].groups}, key=group_sort_key)
     html = template.render(
         data=data,
         trials=trials,
@@ -228,6 +266,7 @@ def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials:
         trial_encoding=trial_encoding,
         trial_payload=trial_payload,
         categories=TABLE_CATEGORIES,
+        study_categories=[c.value for c in STUDY_CATEGORIES],
         all_categories=SHIP_CATEGORIES,
         labels=CATEGORY_LABELS,
         colours=CATEGORY_COLOURS,
@@ -235,7 +274,8 @@ def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials:
         charts=[(path.name, data_uri(path)) for path in paths.charts],
         targets=sorted({t["record"].target.spec for t in trials}),
         scenarios=sorted({t["record"].scenario_id for t in trials}),
-        groups=sorted({g.question_group for t in trials for g in t["record"].groups}, key=group_sort_key),
+        groups=groups,
+        trial_index=trial_index(trials, groups),
         pooled=POOLED,
         glossary=fact_glossary(corpus, trials),
         anchors={view["record"].trial_id: view["dom_id"] for view in trials},
