@@ -103,7 +103,11 @@ def question_rows(corpus: Corpus) -> dict[str, list[GroupRow]]:
             questions[(script, group)] = " / ".join(t.user_message for t in scenario.groups().get(group, []))
     order = target_order(corpus)
     out: dict[str, list[GroupRow]] = {}
-    for script, groups in sorted(counts.items()):
+    # The study's order: the Medicare-only script, then the dual-eligible one, then any other.
+    study = ("medicare_only", "dual_eligible")
+    for script, groups in sorted(
+        counts.items(), key=lambda kv: (study.index(kv[0]) if kv[0] in study else 2, kv[0])
+    ):
         rows = []
         for position, group in enumerate(sorted(groups, key=group_sort_key)):
             human = {row.mode: row for row in baseline_for(group)}.get("combined")
