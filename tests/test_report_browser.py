@@ -210,10 +210,13 @@ def test_drawer_opens_on_a_model_row_and_closes_on_escape_keeping_the_scroll(
 def test_large_pages_load_transcripts_from_the_compressed_block_on_demand(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(html_module, "LAZY_OVER", 0)  # every body goes into the compressed block
+    monkeypatch.setattr(html_module, "LAZY_OVER", 0)  # every body goes into the compressed blocks
+    monkeypatch.setattr(html_module, "BODY_CHUNK", 2)  # t1-t2 in block 0, t3-t4 in block 1
     page = browser_report(tmp_path)
     text = page.read_text(encoding="utf-8")
-    assert 'id="trial-data" data-encoding="gzip-base64"' in text and '<div class="turn' not in text
+    assert text.count('class="trial-data" data-chunk="') == 2
+    assert 'class="trial-data" data-chunk="1" data-encoding="gzip-base64"' in text
+    assert '<div class="turn' not in text
     with Browser(tmp_path / "profile") as browser:
         browser.open(page.as_uri())
         assert (

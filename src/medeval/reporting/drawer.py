@@ -3,9 +3,9 @@ answer as safe Markdown with claims highlighted by verdict, each claim with its 
 the facts they cite, and the checklist items covered, missed or contradicted with the verifiers' codes.
 Every fact shown carries the answer key's text, source and date; the page holds each fact once.
 
-The entries go into report.html as one JSON block; past `COMPRESS_OVER` characters the block is
-gzip-compressed and base64-encoded, and the page inflates it (DecompressionStream) the first time a
-drawer opens, so a page with thousands of trials stays quick to load.
+The entries go into report.html as one JSON block per question group; past `COMPRESS_OVER` characters
+a block is gzip-compressed and base64-encoded, and the page inflates it (DecompressionStream) the first
+time a drawer of its group opens, so a page with thousands of trials stays quick to load and to open.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from medeval.reporting.question_table import drawer_key, script_of
 from medeval.reporting.safe_markdown import defang, render
 from medeval.schemas import GroupResult, TrialRecord
 
-COMPRESS_OVER = 200_000
+COMPRESS_OVER = 50_000
 LABELS = {
     "accurate_complete": "Accurate & complete",
     "substantive_incomplete": "Substantive, incomplete",
@@ -151,9 +151,15 @@ def drawer_entries(corpus: Corpus, records: Iterable[TrialRecord]) -> dict[str, 
     return {"rows": out, "facts": facts.table}
 
 
-def drawer_block(entries: dict[str, Any]) -> tuple[str, Markup]:
-    """(encoding, payload) for the page: plain JSON, or gzip+base64 past COMPRESS_OVER characters."""
-    return embedded_block(entries, COMPRESS_OVER)
+def drawer_blocks(entries: dict[str, Any]) -> tuple[Markup, list[tuple[str, str, Markup]]]:
+    """The facts as one plain JSON block, and the rows as one block per question group of a script
+    ((script|group, encoding, payload)), each gzip+base64 past COMPRESS_OVER characters: opening a
+    drawer inflates its own group's block only."""
+    groups: dict[str, dict[str, Any]] = {}
+    for key, rows in entries["rows"].items():
+        groups.setdefault(key.rsplit("|", 1)[0], {})[key] = rows
+    facts = embedded_block(entries["facts"], 1 << 62)[1]  # plain: every drawer needs it
+    return facts, [(group, *embedded_block(rows, COMPRESS_OVER)) for group, rows in groups.items()]
 
 
 def embedded_block(value: Any, compress_over: int) -> tuple[str, Markup]:

@@ -20,7 +20,7 @@ from markupsafe import Markup, escape
 from medeval.redact import redact
 from medeval.reporting.baseline import SHIP_CATEGORIES, baseline_citation, group_sort_key
 from medeval.reporting.charts import CATEGORY_COLOURS, CATEGORY_LABELS
-from medeval.reporting.drawer import LABELS, drawer_block, drawer_entries, embedded_block, fact_source
+from medeval.reporting.drawer import LABELS, drawer_blocks, drawer_entries, embedded_block, fact_source
 from medeval.reporting.findings import fact_ref
 from medeval.reporting.headline import HEADLINE_CATEGORIES
 from medeval.reporting.human_render import html_section
@@ -34,6 +34,8 @@ from medeval.schemas import STUDY_CATEGORIES, FinalClaim, ShipCategory, TrialRec
 
 #: Transcript bodies past this many characters in all are embedded compressed and loaded on demand.
 LAZY_OVER = 500_000
+#: Transcripts per compressed block of a large page.
+BODY_CHUNK = 50
 # Worst verdict wins where two claims' quotes overlap.
 VERDICT_RANK = {"CONTRADICTED": 3, "PENDING": 2, "NOT_IN_KEY": 1, "SUPPORTED": 0}
 _SCHEME = re.compile(r"(?i)\b(https?):(//)")
@@ -224,16 +226,20 @@ def trial_index(trials: list[dict[str, Any]], groups: list[str]) -> Markup:
 
 def transcript_bodies(
     environment: Environment, trials: list[dict[str, Any]]
-) -> tuple[dict[str, Markup], str, Markup]:
+) -> tuple[dict[str, Markup], list[tuple[int, str, Markup]]]:
     """Each transcript's body, inline when the page stays small; past LAZY_OVER characters they move
-    into one compressed block that the page inflates the first time a transcript is opened, so a page
-    of thousands of trials loads as quickly as its summaries."""
+    into compressed blocks of BODY_CHUNK trials (t1..t50 in block 0, ...), and opening a transcript
+    inflates only its own block, so a page of thousands of trials loads as quickly as its summaries."""
     macro = environment.get_template("_trial_body.html.j2").module.trial_body  # type: ignore[attr-defined]
     bodies = {view["dom_id"]: Markup(macro(view, CATEGORY_LABELS)) for view in trials}
     if sum(len(body) for body in bodies.values()) <= LAZY_OVER:
-        return bodies, "json", Markup("{}")
-    encoding, payload = embedded_block({k: str(v) for k, v in bodies.items()}, 0)
-    return {}, encoding, payload
+        return bodies, []
+    items = [(k, str(v)) for k, v in bodies.items()]
+    chunks = []
+    for start in range(0, len(items), BODY_CHUNK):
+        encoding, payload = embedded_block(dict(items[start : start + BODY_CHUNK]), 0)
+        chunks.append((start // BODY_CHUNK, encoding, payload))
+    return {}, chunks
 
 
 def data_uri(path: Path) -> str:
@@ -252,19 +258,19 @@ def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials:
     trials = [
         trial_view(corpus, record, i) for i, record in enumerate(corpus.records(limit=max_trials), start=1)
     ]
-    drawer_encoding, drawer_payload = drawer_block(drawer_entries(corpus, [t["record"] for t in trials]))
-    bodies, trial_encoding, trial_payload = transcript_bodies(environment, trials)
+    drawer_facts, drawer_data = drawer_blocks(drawer_entries(corpus, [t["record"] for t in trials]))
+    bodies, body_chunks = transcript_bodies(environment, trials)
     groups = sorted({g.question_group for t in trials for g in t["record"].groups}, key=group_sort_key)
     html = template.render(
         data=data,
         trials=trials,
         shown=len(trials),
         question_tables=question_rows(corpus),
-        drawer_encoding=drawer_encoding,
-        drawer_payload=drawer_payload,
+        drawer_facts=drawer_facts,
+        drawer_data=drawer_data,
         bodies=bodies,
-        trial_encoding=trial_encoding,
-        trial_payload=trial_payload,
+        body_chunks=body_chunks,
+        body_chunk=BODY_CHUNK,
         categories=TABLE_CATEGORIES,
         study_categories=[c.value for c in STUDY_CATEGORIES],
         all_categories=SHIP_CATEGORIES,
