@@ -140,10 +140,13 @@ class Browser:
 
     def click(self, selector: str) -> None:
         """A real mouse click at the centre of the first element matching `selector`."""
+        # Measured two frames after the scroll: rows drawn on scroll (content-visibility) may resize
+        # and move the target first.
         box = self.evaluate(
-            f"(function () {{ var e = document.querySelector({json.dumps(selector)}); e.scrollIntoView("
-            "{block: 'center'}); var r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + "
-            "r.height / 2]; }())"
+            f"new Promise(function (done) {{ var e = document.querySelector({json.dumps(selector)}); "
+            "e.scrollIntoView({block: 'center'}); requestAnimationFrame(function () { "
+            "requestAnimationFrame(function () { var r = e.getBoundingClientRect(); "
+            "done([r.x + r.width / 2, r.y + r.height / 2]); }); }); })"
         )
         self.click_at(box[0], box[1])
 
