@@ -71,7 +71,7 @@ def test_batched_run_gives_the_same_trials_as_a_direct_run(tmp_path: Path) -> No
     assert submitted and {e["batch_id"] for e in submitted} == {e["batch_id"] for e in collected}
     # Each item's call record names a batch that was submitted with its custom id.
     ids = {e["batch_id"]: set(e["custom_ids"]) for e in submitted}
-    assert all(c["cache_key"] in ids[c["batch_id"]] for c in judged if "cache_key" in c)
+    assert all(c["custom_id"] in ids[c["batch_id"]] for c in judged)
     assert [f for f in verify_run(batched) if f.severity == "error"] == []
 
 

@@ -246,6 +246,7 @@ class Gateway:
                     cache=state,
                     key=key,
                     batch_id=delivered.batch_id,
+                    custom_id=custom_id,
                     batch_discount=api.batch_discount,
                 )
                 return response
@@ -265,6 +266,7 @@ class Gateway:
                 cache=state,
                 key=key,
                 batch_id=delivered.batch_id,
+                custom_id=custom_id,
             )
             if not retrying:
                 self.failures.failed(spec, failure, ctx.trial_id)
@@ -292,6 +294,7 @@ class Gateway:
         batch_id: str | None = None,
         batch_discount: float | None = None,
         pacing: Pacing | None = None,
+        custom_id: str | None = None,
     ) -> None:
         record: dict[str, Any] = {
             "call_id": call_id,
@@ -310,6 +313,8 @@ class Gateway:
             record["cache_key"] = key
         if batch_id is not None:
             record["batch_id"] = batch_id
+            # The item's custom id in that batch (the cache key, also when the cache is off).
+            record["custom_id"] = custom_id
         if response is not None:
             record["response"] = response.model_dump(mode="json")
             record["served_model"] = response.served_model
