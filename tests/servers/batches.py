@@ -72,6 +72,8 @@ class BatchBook:
         self._by_id: dict[str, ItemScript] = {}
         self._next: deque[ItemScript | None] = deque()
         self._lock = threading.Lock()
+        #: Set at the first status read of any batch (a test can kill a run there).
+        self.polled = threading.Event()
 
     # -- test controls --
 
@@ -125,6 +127,7 @@ class BatchBook:
 
     async def advance(self, batch: Batch, answer: Answer) -> Batch:
         """Called on every status read: a released batch in progress is answered and ends."""
+        self.polled.set()
         with self._lock:
             batch.polls += 1
             due = batch.state == "in_progress" and batch.released

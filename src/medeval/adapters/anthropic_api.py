@@ -173,6 +173,10 @@ class AnthropicAdapter(CatalogModel, BatchAPI):
             raise self._error(error) from error
         return batch.id
 
+    def batch_sampling(self, request: ChatRequest) -> tuple[dict[str, Any], dict[str, Any]]:
+        _, sent, dropped = self._params(request)
+        return sent, dropped
+
     async def batch_status(self, batch_id: str) -> BatchStatus:
         try:
             batch = await self._client.messages.batches.retrieve(batch_id)
@@ -201,9 +205,11 @@ class AnthropicAdapter(CatalogModel, BatchAPI):
                     if line.strip():
                         outcomes.append(self._outcome(line))
         except anthropic.APIError as error:
-            if not isinstance(error, anthropic.APIStatusError | anthropic.APIConnectionError):
-                return []  # the SDK's "no results_url": the batch ended with nothing to read
             raise self._error(error) from error
+        except anthropic.AnthropicError:
+            return []  # the SDK's "no results_url": the batch ended with nothing to read
+        except httpx2.TransportError as error:  # the results stream broke off
+            raise connection_error(self.spec, str(error)) from error
         return outcomes
 
     def _outcome(self, line: str) -> BatchOutcome:

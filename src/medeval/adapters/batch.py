@@ -19,7 +19,7 @@ the engine retries only the failed items, never the whole batch.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -87,6 +87,13 @@ class BatchAPI(ABC):
     @abstractmethod
     async def batch_results(self, batch_id: str) -> list[BatchOutcome]:
         """The outcome of every item the provider reports for a terminal batch, in any order."""
+
+    def batch_sampling(self, request: ChatRequest) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """What a batch item of this request sends and drops (`sampling_sent`,
+        `sampling_dropped`), which the engine sets on its response: a provider's results carry only
+        the reply, so a process that did not submit the item (a resumed run) cannot tell. None when
+        the adapter's results always carry them."""
+        return None
 
 
 def supports_batch(adapter: object) -> bool:

@@ -234,6 +234,9 @@ class GoogleAdapter(CatalogModel, BatchAPI):
             _captured.reset(token)
         return job, payload if isinstance(payload, dict) else {}
 
+    def batch_sampling(self, request: ChatRequest) -> tuple[dict[str, Any], dict[str, Any]]:
+        return filter_sampling(request, self.family)
+
     async def batch_status(self, batch_id: str) -> BatchStatus:
         job, payload = await self._job(batch_id)
         return google_batch.status(batch_id, job, payload)

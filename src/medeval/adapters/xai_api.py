@@ -204,6 +204,9 @@ class XAIAdapter(CatalogModel, BatchAPI):
             raise grpc_error(self.spec, error.code().name, error.details() or "") from error
         return str(batch.batch_id)
 
+    def batch_sampling(self, request: ChatRequest) -> tuple[dict[str, Any], dict[str, Any]]:
+        return filter_sampling(request, self.family)
+
     async def batch_status(self, batch_id: str) -> BatchStatus:
         try:
             batch = await self._channel_client().batch.get(batch_id)
