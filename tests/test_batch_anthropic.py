@@ -124,6 +124,8 @@ def test_results_are_matched_by_custom_id_and_equal_a_direct_call(
         response = by_id[item.custom_id].response
         assert response is not None and by_id[item.custom_id].error is None
         assert comparable(response) == comparable(direct)
+        # what a resumed run, which did not submit the item, sets on its response
+        assert subject.batch_sampling(item.request) == (direct.sampling_sent, direct.sampling_dropped)
         assert response.response_id == f"msg_loopback_{item.custom_id}"
         assert response.raw["usage"]["service_tier"] == "batch"
     assert by_id["item-0"].response is not None

@@ -136,6 +136,8 @@ def test_results_are_matched_by_custom_id_and_equal_a_direct_call(
         response = by_id[item.custom_id].response
         assert response is not None and by_id[item.custom_id].error is None
         assert comparable(response) == comparable(direct)
+        # what a resumed run, which did not submit the item, sets on its response
+        assert subject.batch_sampling(item.request) == (direct.sampling_sent, direct.sampling_dropped)
         assert response.raw["modelVersion"] == "gemini-3.8-flash-2026-11-01"
     assert by_id["item-0"].response is not None
     assert by_id["item-0"].response.sampling_sent == {"temperature": 0.0, "seed": 7, "max_output_tokens": 256}

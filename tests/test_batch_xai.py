@@ -123,6 +123,8 @@ def test_paged_results_are_matched_by_custom_id_and_equal_a_direct_call(server: 
         response = by_id[item.custom_id].response
         assert response is not None
         assert comparable(response) == comparable(direct)
+        # what a resumed run, which did not submit the item, sets on its response
+        assert subject.batch_sampling(item.request) == (direct.sampling_sent, direct.sampling_dropped)
         assert response.response_id == f"xai-batch-{item.custom_id}"
     first = by_id["item-0"].response
     assert first is not None and first.sampling_sent == {

@@ -229,6 +229,10 @@ class Gateway:
             state = "miss" if cached else "off"
             if outcome.response is not None:
                 response = outcome.response
+                sampling = api.batch_sampling(request)
+                if sampling is not None:  # a re-attached batch's results cannot say what was sent
+                    update = {"sampling_sent": sampling[0], "sampling_dropped": sampling[1]}
+                    response = response.model_copy(update=update)
                 if not response.latency_ms:
                     response = response.model_copy(update={"latency_ms": delivered.waited_ms})
                 if key is not None and self.cache is not None:

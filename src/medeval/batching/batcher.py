@@ -297,7 +297,7 @@ class Batcher:
                 self._event(events.ABANDONED, spec, batch_id=batch.batch_id, problem=str(error))
                 # A batch the provider does not know (404: deleted, past its retention, or the
                 # fake's in a new process) holds nothing to wait for: its requests go again.
-                gone = error.status == 404
+                gone = error.status in (404, "NOT_FOUND")  # HTTP, or gRPC (xAI)
                 failure = ProviderError(
                     f"{spec}: batch {batch.batch_id} could not be read: {error}",
                     retryable=gone,
