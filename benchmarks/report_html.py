@@ -1,7 +1,7 @@
-"""How fast report.html is in a browser with many trials: a run of N synthetic trials (default 2,000;
-report_scale.synthetic_trial) with every transcript in the page, then in headless Chromium measures
-the page load, the transcript filters, a question-table sort, opening a transcript and opening a
-drawer.
+"""How fast report.html is in a browser with many trials: a run of N realistic synthetic trials
+(default 2,000; benchmarks/synthetic_run.py, cached under /tmp) with every transcript in the page,
+then in headless Chromium measures the page load, the transcript filters, a question-table sort,
+opening a transcript and opening a drawer.
 
     .venv/bin/python benchmarks/report_html.py [N] [--loads K]
 
@@ -13,16 +13,14 @@ nothing about time (speed is machine-dependent). Needs /usr/bin/chromium.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
-import random
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
-from report_scale import TARGETS, synthetic_trial
+from synthetic_run import cached_run
 
 from medeval.reporting.build import build_report
 from medeval.testing.browser import CHROMIUM, Browser
@@ -68,22 +66,6 @@ DRAWER = WAIT_FOR + (
 )
 
 
-def synthetic_run(directory: Path, count: int) -> Path:
-    directory.mkdir()
-    manifest = {
-        "run_id": "bench",
-        "created_at": "2026-01-01T00:00:00Z",
-        "seed": 1,
-        "config": {"targets": list(TARGETS), "judges": ["rules"], "judge_count": 2},
-    }
-    (directory / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    rng = random.Random(1)
-    with (directory / "results.jsonl").open("w", encoding="utf-8") as handle:
-        for index in range(count):
-            handle.write(json.dumps(synthetic_trial(index, rng)) + "\n")
-    return directory
-
-
 def spread(values: list[float]) -> str:
     return f"median {statistics.median(values):.0f} ms (range {min(values):.0f}–{max(values):.0f})"
 
@@ -97,7 +79,7 @@ def main() -> None:
         raise SystemExit(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
     before = os.getloadavg()
     with tempfile.TemporaryDirectory() as temporary:
-        run_dir = synthetic_run(Path(temporary) / "run", args.count)
+        run_dir = cached_run(args.count)
         started = time.perf_counter()
         paths = build_report([run_dir], Path(temporary) / "report", html_trials=args.count)
         built = time.perf_counter() - started

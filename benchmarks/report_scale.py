@@ -1,162 +1,91 @@
-"""How long `medeval report` takes on a large run: writes N synthetic trials (default 100,000) into a
-temporary run directory, then times the duckdb load, the tables and the whole report.
+"""How `medeval report` scales: time and peak memory at 10,000 and 100,000 realistic trials.
 
-    .venv/bin/python benchmarks/report_scale.py [N]
+The runs come from benchmarks/synthetic_run.py (real demo trials, varied; cached under
+/tmp/medeval-report-bench, built on first use). Each report is built in a fresh child process, so
+its peak memory (ru_maxrss) is its own.
 
-Prints figures; asserts nothing about time (speed is machine-dependent).
+    .venv/bin/python benchmarks/report_scale.py [SIZE ...]     # default: 10000 100000
+
+Prints figures and the ratios largest/smallest; asserts nothing (speed is machine-dependent).
 """
 
 from __future__ import annotations
 
 import json
-import random
+import os
+import resource
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from medeval.reporting.build import build_report
-from medeval.reporting.load import Corpus
-from medeval.reporting.tables import scenario_rows, ship_rows, target_rows
-
-CATEGORIES = (
-    "accurate_complete",
-    "substantive_incomplete",
-    "not_substantive",
-    "incorrect",
-    "incomplete_data",
-)
-GROUPS = ("QG1", "QG9", "QG10", "QG12")
-TARGETS = ("fake:a", "fake:b", "fake:c", "fake:d", "fake:e")
+from synthetic_run import cached_run
 
 
-def synthetic_trial(index: int, rng: random.Random) -> dict[str, object]:
-    target = TARGETS[index % len(TARGETS)]
-    scenario = f"scenario_{index % 20:02d}"
-    groups, claims, finals, conversation = [], [], [], []
-    for group in GROUPS:
-        category = rng.choices(CATEGORIES, weights=(40, 35, 15, 8, 2))[0]
-        accuracy = None if category in ("not_substantive", "incomplete_data") else rng.random()
-        answer = f"Answer about {group} number {index}."
-        conversation += [
-            {"role": "user", "text": f"Question {group}?", "turn_id": group, "question_group": group},
-            {"role": "assistant", "text": answer, "turn_id": group, "question_group": group},
-        ]
-        label = "CONTRADICTED" if category == "incorrect" else "SUPPORTED"
-        claims.append(
-            {
-                "claim_id": f"{group}.c1",
-                "turn_id": group,
-                "text": answer,
-                "type": "factual",
-                "confidence": "high",
-                "verifiable": True,
-                "quote_spans": [[0, len(answer)]],
-            }
-        )
-        votes = [{"judge_index": j, "label": label, "evidence": ["F1"], "severity": "none"} for j in range(2)]
-        finals.append(
-            {
-                "claim_id": f"{group}.c1",
-                "turn_id": group,
-                "label": label,
-                "evidence": ["F1"],
-                "severity": "high" if label == "CONTRADICTED" else "none",
-                "votes": votes,
-                "unanimous": True,
-                "decided_by": "majority",
-            }
-        )
-        groups.append(
-            {
-                "question_group": group,
-                "turn_ids": [group],
-                "scored": True,
-                "ship_category": category,
-                "required_points": ["F1"],
-                "scores": {
-                    "accuracy": accuracy,
-                    "completeness": rng.random(),
-                    "safety_risk": 0.0,
-                    "calibration": None,
-                    "missing_required_points": [],
-                    "error_categories": [],
-                },
-            }
-        )
-    return {
-        "schema_version": "1",
-        "trial_id": f"bench-t{index:07d}",
-        "trial_key": str(index),
-        "run_id": "bench",
-        "scenario_id": scenario,
-        "scenario_version": "1",
-        "scenario_sha256": "0" * 64,
-        "rubric_version": "v1",
-        "epoch": index // 100 + 1,
-        "seed": 1,
-        "target": {
-            "spec": target,
-            "provider": "fake",
-            "requested_model": target[5:],
-            "served_models": [target[5:]],
-        },
-        "judges": ["rules", "rules"],
-        "extractor": "rules",
-        "conversation": conversation,
-        "claims": claims,
-        "verdicts": [],
-        "final_claims": finals,
-        "final_scores": {"accuracy": rng.random(), "completeness": rng.random(), "safety_risk": 0.0},
-        "groups": groups,
-        "disagreement_rate": 0.0,
-        "flags": {"needs_manual_review": False},
-        "unscored": [],
-        "status": "scored",
-        "started_at": "",
-        "finished_at": "",
-        "prev_hash": "",
-        "hash": "",
+def child(run_dir: Path, out: Path) -> None:
+    """Build one report and print its figures as JSON (run in a fresh process)."""
+    from medeval.reporting.build import build_report
+
+    started = time.perf_counter()
+    cpu = time.process_time()
+    paths = build_report([run_dir], out)
+    figures = {
+        "seconds": time.perf_counter() - started,
+        "cpu_seconds": time.process_time() - cpu,
+        "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "markdown_kb": paths.markdown.stat().st_size / 1024,
+        "html_mb": paths.html.stat().st_size / 1e6,
+        "integrity": len(paths.integrity),
     }
+    print(json.dumps(figures))
+
+
+def measure(run_dir: Path) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as temporary:
+        done = subprocess.run(
+            [sys.executable, __file__, "--child", str(run_dir), str(Path(temporary) / "report")],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
 
 
 def main() -> None:
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
-    rng = random.Random(1)
-    with tempfile.TemporaryDirectory() as temporary:
-        run_dir = Path(temporary) / "bench"
-        run_dir.mkdir()
-        manifest = {
-            "run_id": "bench",
-            "created_at": "2026-01-01T00:00:00Z",
-            "seed": 1,
-            "config": {"targets": list(TARGETS), "judges": ["rules"], "judge_count": 2},
-        }
-        (run_dir / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    if sys.argv[1:2] == ["--child"]:
+        child(Path(sys.argv[2]), Path(sys.argv[3]))
+        return
+    sizes = [int(a) for a in sys.argv[1:]] or [10_000, 100_000]
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} cores")
+    results = {}
+    for size in sizes:
         started = time.perf_counter()
-        with (run_dir / "results.jsonl").open("w", encoding="utf-8") as handle:
-            for index in range(count):
-                handle.write(json.dumps(synthetic_trial(index, rng)) + "\n")
-        size = (run_dir / "results.jsonl").stat().st_size / 1e6
-        print(f"wrote {count:,} trials ({size:,.0f} MB) in {time.perf_counter() - started:.1f} s")
-
-        started = time.perf_counter()
-        corpus = Corpus([run_dir])
-        print(f"duckdb load: {time.perf_counter() - started:.2f} s for {corpus.trial_count():,} trials")
-        for name, step in (
-            ("SHIP table", ship_rows),
-            ("per target", lambda c: target_rows(c, 1)),
-            ("per scenario", lambda c: scenario_rows(c, 1)),
-        ):
-            started = time.perf_counter()
-            rows = step(corpus)
-            print(f"{name}: {len(rows)} rows in {time.perf_counter() - started:.2f} s")
-        corpus.close()
-
-        started = time.perf_counter()
-        paths = build_report([run_dir], html_trials=500)
-        elapsed = time.perf_counter() - started
-        print(f"whole report (HTML capped at 500 transcripts): {elapsed:.2f} s -> {paths.directory}")
+        run_dir = cached_run(size)
+        built = time.perf_counter() - started
+        megabytes = (run_dir / "results.jsonl").stat().st_size / 1e6
+        print(
+            f"run of {size:,} trials: {megabytes:,.0f} MB of results.jsonl "
+            f"({built:.0f} s to get) in {run_dir}"
+        )
+        results[size] = measure(run_dir)
+        f = results[size]
+        print(
+            f"  report: {f['seconds']:.1f} s wall, {f['cpu_seconds']:.1f} s CPU, "
+            f"peak {f['peak_mib']:.0f} MiB; "
+            f"report.md {f['markdown_kb']:.0f} kB, report.html {f['html_mb']:.1f} MB, "
+            f"integrity warnings {f['integrity']:.0f}"
+        )
+    if len(sizes) > 1:
+        small, large = min(sizes), max(sizes)
+        a, b = results[small], results[large]
+        print(
+            f"ratio {large:,}/{small:,} trials ({large / small:.0f}x): "
+            f"time {b['seconds'] / a['seconds']:.2f}, "
+            f"memory {b['peak_mib'] / a['peak_mib']:.2f}"
+        )
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":
