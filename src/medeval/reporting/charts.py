@@ -73,8 +73,9 @@ def distribution_chart(corpus: Corpus, path: Path) -> None:
         spec: (acc, comp)
         for spec, acc, comp in corpus.query(
             "SELECT target.spec, "
-            "list(final_scores.accuracy) FILTER (WHERE final_scores.accuracy IS NOT NULL), "
-            "list(final_scores.completeness) FILTER (WHERE final_scores.completeness IS NOT NULL) "
+            "list(final_scores.accuracy ORDER BY trial_id) FILTER (WHERE final_scores.accuracy IS NOT NULL), "
+            "list(final_scores.completeness ORDER BY trial_id) "
+            "FILTER (WHERE final_scores.completeness IS NOT NULL) "
             "FROM trials GROUP BY 1"
         )
     }

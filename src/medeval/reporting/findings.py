@@ -10,12 +10,15 @@ from pydantic import BaseModel
 
 from medeval.reporting.baseline import group_sort_key
 from medeval.reporting.load import Corpus, span_pairs
-from medeval.reporting.paired import PairedRate, paired_rate
-from medeval.reporting.stats import Agreement, agreement, not_applicable
+from medeval.reporting.paired import PairedRate, paired_from_counts
+from medeval.reporting.stats import Agreement, agreement_from_patterns, not_applicable
 from medeval.reporting.tables import SCORED_FILTER, target_order
 
 TOP = 10
 EXEMPLARS = 5
+#: Rows of a list that grows with the run (unscored items, trials sent to review, ...) that the
+#: report shows; the rest are counted, and all of them are in a CSV beside the report.
+LIST_CAP = 50
 MAX_PAIRS = 15
 _SEVERITY_RANK = (
     "CASE severity WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 "
@@ -79,9 +82,13 @@ class Findings(BaseModel):
     exemplars: list[Exemplar]
     agreement: Agreement
     group_agreement: list[GroupAgreement]
+    #: The first LIST_CAP of `review_total` trials (all in review_trials.csv).
     review_trials: list[tuple[str, str, str, float]]
+    review_total: int = 0
     usage: list[Usage]
+    #: The first LIST_CAP of `unscored_total` items (all in unscored.csv).
     unscored: list[UnscoredItem]
+    unscored_total: int = 0
     pairs: list[PairRow]
 
 
@@ -192,30 +199,36 @@ COPIES_REASON = (
 )
 
 
-def _votes(corpus: Corpus) -> tuple[list[list[str | None]], int]:
-    rows = corpus.query(f"SELECT labels, unanimous FROM final_claims WHERE NOT {_COPIES}")
-    return [list(r[0]) for r in rows], sum(not r[1] for r in rows)
-
-
 def _agreement(corpus: Corpus) -> Agreement:
     """Agreement over trials judged by distinct verifiers; trials judged by copies of one
     deterministic program are left out and counted, and alone they make it not applicable."""
     excluded = int(corpus.query(f"SELECT count(*) FROM final_claims WHERE {_COPIES}")[0][0])
-    votes, not_unanimous = _votes(corpus)
-    if excluded and not votes:
+    # How many claims got each pattern of labels: a handful of rows, however many claims.
+    rows = corpus.query(
+        "SELECT labels, count(*), count(*) FILTER (WHERE NOT unanimous) FROM final_claims "
+        f"WHERE NOT {_COPIES} GROUP BY 1"
+    )
+    if excluded and not rows:
         return not_applicable(COPIES_REASON.format(judges=", ".join(DETERMINISTIC_JUDGES)), excluded)
-    return agreement(votes, not_unanimous).model_copy(update={"excluded_claims": excluded})
+    result = agreement_from_patterns([(r[0], r[1]) for r in rows], sum(int(r[2]) for r in rows))
+    return result.model_copy(update={"excluded_claims": excluded})
 
 
 def _per_group_agreement(corpus: Corpus) -> list[GroupAgreement]:
     rows = corpus.query(
-        "SELECT tg.question_group, list(fc.labels), count(*) FILTER (WHERE NOT fc.unanimous) "
+        "SELECT tg.question_group, fc.labels, count(*), count(*) FILTER (WHERE NOT fc.unanimous) "
         "FROM final_claims fc JOIN turn_groups tg USING (trial_id, turn_id) "
-        f"WHERE NOT fc.{_COPIES} GROUP BY 1"
+        f"WHERE NOT fc.{_COPIES} GROUP BY 1, 2"
     )
+    by_group: dict[str, list[tuple[list[str | None], int, int]]] = {}
+    for group, labels, count, split in rows:
+        by_group.setdefault(group, []).append((labels, count, split))
     out = [
-        GroupAgreement(question_group=g, agreement=agreement([list(x) for x in v], int(n)))
-        for g, v, n in rows
+        GroupAgreement(
+            question_group=g,
+            agreement=agreement_from_patterns([(p, c) for p, c, _ in v], sum(int(s) for _, _, s in v)),
+        )
+        for g, v in by_group.items()
     ]
     return sorted(out, key=lambda row: group_sort_key(row.question_group))
 
@@ -232,50 +245,68 @@ def _usage(corpus: Corpus) -> list[Usage]:
     ]
 
 
+UNSCORED_SQL = (
+    "SELECT t.trial_id, t.target.spec AS target, t.scenario_id, u.item, u.reason FROM trials t, "
+    "unnest(t.unscored) AS x(u) ORDER BY 1, 4"
+)
+REVIEW_SQL = (
+    "SELECT trial_id, target.spec AS target, scenario_id, "
+    "coalesce(disagreement_rate, 0.0) AS disagreement_rate FROM trials "
+    "WHERE flags.needs_manual_review ORDER BY trial_id"
+)
+
+
 def _unscored(corpus: Corpus) -> list[UnscoredItem]:
-    rows = corpus.query(
-        "SELECT t.trial_id, t.target.spec, t.scenario_id, u.item, u.reason FROM trials t, "
-        "unnest(t.unscored) AS x(u) ORDER BY 1, 4"
-    )
+    rows = corpus.query(f"{UNSCORED_SQL} LIMIT {LIST_CAP}")
     return [UnscoredItem(trial_id=a, target=b, scenario_id=c, item=d, reason=e) for a, b, c, d, e in rows]
+
+
+def _count(corpus: Corpus, sql: str) -> int:
+    return int(corpus.query(f"SELECT count(*) FROM ({sql})")[0][0])
+
+
+_PAIR_SQL = (
+    "WITH items AS (SELECT target, scenario_id, question_group, epoch, variant, ship_category FROM "
+    f"trial_groups WHERE {SCORED_FILTER} QUALIFY row_number() OVER (PARTITION BY target, scenario_id, "
+    "question_group, epoch, variant ORDER BY run_dir DESC, trial_id DESC) = 1) "
+    "SELECT x.scenario_id, {counts} FROM items x JOIN items y "
+    "USING (scenario_id, question_group, epoch, variant) WHERE x.target = ? AND y.target = ? "
+    "GROUP BY 1 ORDER BY 1"
+)
+
+
+def _pair_counts(category: str) -> str:
+    """both, only A, only B, neither for one category, as SQL aggregates over joined items."""
+    a, b = f"x.ship_category = '{category}'", f"y.ship_category = '{category}'"
+    return (
+        f"count(*) FILTER ({a} AND {b}), count(*) FILTER ({a} AND NOT {b}), "
+        f"count(*) FILTER (NOT {a} AND {b}), count(*) FILTER (NOT {a} AND NOT {b})"
+    )
 
 
 def _pairs(corpus: Corpus) -> list[PairRow]:
     """Every pair of targets on the items both answered: (scenario, question group, epoch), so two
-    single-model runs reported together pair up."""
-    rows = corpus.query(
-        "SELECT target, scenario_id, question_group, epoch, ship_category, variant "
-        f"FROM trial_groups WHERE {SCORED_FILTER}"
-    )
-    outcomes: dict[str, dict[tuple[str, ...], str]] = {}
-    for target, scenario_id, group, epoch, category, variant in rows:
-        # Paired within a variant too: two targets are compared under the same system prompt.
-        outcomes.setdefault(target, {})[(scenario_id, group, str(epoch), variant)] = category
+    single-model runs reported together pair up. Paired within a variant too: two targets are
+    compared under the same system prompt. Counted per scenario (the cluster) in SQL."""
+    answered = {r[0] for r in corpus.query(f"SELECT DISTINCT target FROM trial_groups WHERE {SCORED_FILTER}")}
+    sql = _PAIR_SQL.format(counts=f"{_pair_counts('accurate_complete')}, {_pair_counts('incorrect')}")
     out = []
     for a, b in list(combinations(target_order(corpus), 2))[:MAX_PAIRS]:
-        if a in outcomes and b in outcomes:
+        if a in answered and b in answered:
+            rows = corpus.query(sql, [a, b])
             out.append(
                 PairRow(
                     target_a=a,
                     target_b=b,
-                    ac=paired_rate(
-                        _is(outcomes[a], "accurate_complete"), _is(outcomes[b], "accurate_complete")
-                    ),
-                    incorrect=paired_rate(_is(outcomes[a], "incorrect"), _is(outcomes[b], "incorrect")),
+                    ac=paired_from_counts({r[0]: (r[1], r[2], r[3], r[4]) for r in rows}),
+                    incorrect=paired_from_counts({r[0]: (r[5], r[6], r[7], r[8]) for r in rows}),
                 )
             )
     return out
 
 
-def _is(outcomes: dict[tuple[str, ...], str], category: str) -> dict[tuple[str, ...], bool]:
-    return {key: value == category for key, value in outcomes.items()}
-
-
 def gather(corpus: Corpus, seed: int) -> Findings:
-    review = corpus.query(
-        "SELECT trial_id, target.spec, scenario_id, disagreement_rate FROM trials "
-        "WHERE flags.needs_manual_review ORDER BY trial_id"
-    )
+    review = corpus.query(f"{REVIEW_SQL} LIMIT {LIST_CAP}")
     return Findings(
         error_categories=_error_categories(corpus),
         missed_points=_missed_points(corpus),
@@ -284,7 +315,9 @@ def gather(corpus: Corpus, seed: int) -> Findings:
         agreement=_agreement(corpus),
         group_agreement=_per_group_agreement(corpus),
         review_trials=[(str(a), str(b), str(c), float(d or 0.0)) for a, b, c, d in review],
+        review_total=_count(corpus, REVIEW_SQL),
         usage=_usage(corpus),
         unscored=_unscored(corpus),
+        unscored_total=_count(corpus, UNSCORED_SQL),
         pairs=_pairs(corpus),
     )

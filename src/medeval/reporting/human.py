@@ -100,10 +100,20 @@ def apply_reviews(corpus: Corpus) -> HumanReview:
             "WHERE trial_groups.run_dir = h.run_dir AND trial_groups.trial_id = h.trial_id "
             "AND trial_groups.question_group = h.question_group"
         )
+    # The judges' category of the coded groups only: a run's people code hundreds of groups, while
+    # it may hold millions.
+    corpus.con.execute(
+        "CREATE TEMP TABLE human_keys (run_dir VARCHAR, trial_id VARCHAR, question_group VARCHAR)"
+    )
+    if found:
+        corpus.con.executemany(
+            "INSERT INTO human_keys VALUES (?, ?, ?)", [(d, o.trial_id, o.question_group) for d, o in found]
+        )
     judged = {
         (run_dir, trial_id, group): category
         for run_dir, trial_id, group, category in corpus.query(
-            "SELECT run_dir, trial_id, question_group, judge_category FROM trial_groups"
+            "SELECT run_dir, trial_id, question_group, judge_category FROM trial_groups "
+            "SEMI JOIN human_keys USING (run_dir, trial_id, question_group)"
         )
     }
     present = [(d, o) for d, o in found if (d, o.trial_id, o.question_group) in judged]

@@ -1,7 +1,10 @@
 """Reading run directories: the manifests in Python, the results.jsonl files through duckdb.
 
 duckdb parses the JSONL files directly (no server, no Python object per trial), so every count and
-mean in a report is a SQL aggregate. Columns are declared explicitly: inferring nested types from a
+mean in a report is a SQL aggregate. Its tables live in a temporary database file with a bounded
+buffer pool (MEMORY_LIMIT), so a run of a million trials is read in the same memory as one of ten
+thousand: what does not fit stays on disk. Whatever Python needs row by row comes through `stream`,
+a batch at a time. Columns are declared explicitly: inferring nested types from a
 sample would turn a record that differs from the sample into NULLs. A torn or garbled line comes
 back from `read_ndjson(ignore_errors=true)` as a row of NULLs; those rows are counted, reported with a
 warning and left out.
@@ -10,6 +13,7 @@ warning and left out.
 from __future__ import annotations
 
 import json
+import tempfile
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -64,6 +68,14 @@ TEXT_COLUMNS: dict[str, str] = {
     # Spans are [start, end] pairs in schema 1 and {"start", "end"} objects in schema 2.
     "claims": "STRUCT(claim_id VARCHAR, turn_id VARCHAR, text VARCHAR, quote_spans JSON)[]",
 }
+#: duckdb's buffer pool in MiB, beside its JSON reader's buffers (four times the longest line: two
+#: threads, two buffers each); past it, tables and intermediate results go to the temporary directory.
+MEMORY_MIB = 256
+#: The reader's buffer is as large as the largest object it may meet, and it is allocated whole: it is
+#: sized to the longest line of the files read, never below this.
+MIN_OBJECT_SIZE = 1 << 20
+#: Rows fetched from duckdb at a time by `Corpus.stream`.
+BATCH = 10_000
 CALL_COLUMNS: dict[str, str] = {
     "role": "VARCHAR",
     "spec": "VARCHAR",
@@ -155,6 +167,23 @@ def read_snapshot(directory: Path) -> RunSnapshot:
     )
 
 
+def longest_line(paths: list[Path]) -> int:
+    """The reader's object size for these files: their longest line (read 16 MB at a time), at
+    least MIN_OBJECT_SIZE."""
+    longest = 0
+    for path in paths:
+        with path.open("rb") as handle:
+            current = 0
+            while chunk := handle.read(1 << 24):
+                start = 0
+                while (end := chunk.find(b"\n", start)) >= 0:
+                    longest = max(longest, current + end - start)
+                    current, start = 0, end + 1
+                current += len(chunk) - start
+            longest = max(longest, current)
+    return max(MIN_OBJECT_SIZE, longest + 1)
+
+
 def _sql_list(paths: list[Path]) -> str:
     return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths) + "]"
 
@@ -181,9 +210,26 @@ class Corpus:
         missing = [str(p) for p in self.result_files if not p.is_file()]
         if missing:
             raise UserError(f"{missing[0]}: no results in this run yet; run it (or resume it) first")
-        self.con = duckdb.connect()
+        self._scratch = tempfile.TemporaryDirectory(prefix="medeval-report-")
+        scratch = Path(self._scratch.name)
+        calls = [d / CALLS for d in directories if (d / CALLS).is_file()]
+        self.object_size = longest_line([*self.result_files, *calls])
+        limit = MEMORY_MIB + 4 * self.object_size // (1 << 20)
+        self.con = duckdb.connect(
+            str(scratch / "report.duckdb"),
+            # No query here relies on the order rows were read in (each one that lists rows sorts
+            # them); keeping that order would make duckdb hold what it has read while it sorts.
+            config={
+                "memory_limit": f"{limit}MiB",
+                "threads": 2,
+                "preserve_insertion_order": False,
+                "temp_directory": str(scratch / "spill"),
+            },
+        )
+        #: (trial_id, finished_at) of records a later retry superseded: few, unlike the trials kept.
+        self.superseded: set[tuple[Any, Any]] = set()
         self.skipped_lines = self._load_trials()
-        self._load_calls([d / CALLS for d in directories if (d / CALLS).is_file()])
+        self._load_calls(calls)
         served = self.con.execute(
             "SELECT run_dir, target.spec, list_sort(list_distinct(flatten(list(target.served_models)))) "
             "FROM trials GROUP BY ALL"
@@ -198,7 +244,7 @@ class Corpus:
         self.con.execute(
             f"CREATE TABLE raw AS SELECT *, parse_dirpath(filename) AS run_dir FROM read_ndjson({files}, "
             f"columns={_columns_sql(TRIAL_COLUMNS)}, ignore_errors=true, filename=true, "
-            "maximum_object_size=268435456)"
+            f"maximum_object_size={self.object_size})"
         )
         rows = self.con.execute("SELECT run_dir, count(*) FROM raw WHERE trial_id IS NULL GROUP BY ALL")
         skipped = 0
@@ -211,11 +257,26 @@ class Corpus:
             )
         # A trial run again with --retry-failed appends a newer record under the same key: the
         # latest one counts, once.
+        # The ranking runs over narrow rows (rowid and keys), so it costs little memory however
+        # wide the trials are; the wide rows are then copied once, less the superseded ones.
         self.con.execute(
-            "CREATE TABLE trials AS SELECT * FROM raw WHERE trial_id IS NOT NULL QUALIFY row_number() "
-            "OVER (PARTITION BY run_dir, coalesce(trial_key, trial_id) ORDER BY finished_at DESC) = 1"
+            "CREATE TABLE superseded AS SELECT rowid AS row, trial_id, finished_at, rank FROM (SELECT rowid, "
+            "trial_id, finished_at, row_number() OVER (PARTITION BY run_dir, coalesce(trial_key, trial_id) "
+            "ORDER BY finished_at DESC) AS rank FROM raw WHERE trial_id IS NOT NULL)"
+        )
+        self.superseded = {
+            (a, b)
+            for a, b in self.query(
+                "SELECT trial_id, finished_at FROM superseded WHERE rank > 1 "
+                "EXCEPT SELECT trial_id, finished_at FROM superseded WHERE rank = 1"
+            )
+        }
+        self.con.execute(
+            "CREATE TABLE trials AS SELECT * FROM raw WHERE trial_id IS NOT NULL "
+            "AND rowid NOT IN (SELECT row FROM superseded WHERE rank > 1)"
         )
         self.con.execute("DROP TABLE raw")
+        self.con.execute("DROP TABLE superseded")
         self.con.execute(
             "CREATE TABLE trial_groups AS SELECT t.run_dir, t.run_id, t.trial_id, t.scenario_id, "
             "t.scenario_version, t.scenario_sha256, t.epoch, coalesce(t.variant, '') AS variant, "
@@ -249,7 +310,7 @@ class Corpus:
             self.con.execute(
                 f"CREATE TABLE calls AS SELECT * FROM read_ndjson({_sql_list(files)}, "
                 f"columns={_columns_sql(CALL_COLUMNS)}, ignore_errors=true, "
-                "maximum_object_size=268435456) WHERE role IS NOT NULL"
+                f"maximum_object_size={self.object_size}) WHERE role IS NOT NULL"
             )
         else:
             columns = ", ".join(f"{name} {kind}" for name, kind in CALL_COLUMNS.items())
@@ -259,6 +320,17 @@ class Corpus:
     def query(self, sql: str, parameters: list[Any] | None = None) -> list[tuple[Any, ...]]:
         return self.con.execute(sql, parameters or []).fetchall()
 
+    def stream(self, sql: str, parameters: list[Any] | None = None) -> Iterator[tuple[Any, ...]]:
+        """A query's rows a batch at a time, on a cursor of its own: for work done row by row in
+        Python (a report's figures must not hold every trial in memory at once)."""
+        cursor = self.con.cursor()
+        try:
+            cursor.execute(sql, parameters or [])
+            while rows := cursor.fetchmany(BATCH):
+                yield from rows
+        finally:
+            cursor.close()
+
     def trial_count(self) -> int:
         return int(self.query("SELECT count(*) FROM trials")[0][0])
 
@@ -267,13 +339,12 @@ class Corpus:
         if not trial_ids:
             return {}
         rows = self.con.execute(
-            f"SELECT trial_id, conversation, claims FROM read_ndjson({_sql_list(self.result_files)}, "
-            f"columns={_columns_sql(TEXT_COLUMNS)}, ignore_errors=true, "
-            "maximum_object_size=268435456) WHERE list_contains(?, trial_id) "
-            "AND (trial_id, finished_at) IN (SELECT trial_id, finished_at FROM trials)",
+            f"SELECT trial_id, finished_at, conversation, claims FROM read_ndjson("
+            f"{_sql_list(self.result_files)}, columns={_columns_sql(TEXT_COLUMNS)}, ignore_errors=true, "
+            f"maximum_object_size={self.object_size}) WHERE list_contains(?, trial_id)",
             [trial_ids],
         ).fetchall()
-        return {row[0]: (row[1] or [], row[2] or []) for row in rows}
+        return {r[0]: (r[2] or [], r[3] or []) for r in rows if (r[0], r[1]) not in self.superseded}
 
     def scenario(self, scenario_id: str) -> Scenario | None:
         """The answer key of a scenario, from the file its manifest names (None if gone or invalid)."""
@@ -292,7 +363,6 @@ class Corpus:
     def records(self, limit: int | None = None) -> Iterator[TrialRecord]:
         """Whole trial records for the transcripts, in file order; unreadable ones are skipped."""
         emitted = 0
-        kept = set(self.query("SELECT trial_id, finished_at FROM trials"))
         for path in self.result_files:
             with warnings.catch_warnings():
                 # The torn lines were already reported once, by _load_trials.
@@ -300,7 +370,7 @@ class Corpus:
                 for raw in read_jsonl(path):
                     if limit is not None and emitted >= limit:
                         return
-                    if (raw.get("trial_id"), raw.get("finished_at")) not in kept:
+                    if (raw.get("trial_id"), raw.get("finished_at")) in self.superseded:
                         continue  # superseded by a retry
                     body = {k: v for k, v in raw.items() if k not in ("prev_hash", "hash")}
                     try:
@@ -312,3 +382,4 @@ class Corpus:
 
     def close(self) -> None:
         self.con.close()
+        self._scratch.cleanup()

@@ -79,17 +79,26 @@ def newcombe_paired(
     return max(-1.0, difference - lower), min(1.0, difference + upper)
 
 
+#: Per cluster: (both, only_a, only_b, neither) counts of its paired items.
+ClusterCounts = tuple[int, int, int, int]
+
+
 def paired_rate(a: Mapping[Item, bool], b: Mapping[Item, bool], confidence: float = CONFIDENCE) -> PairedRate:
     """Pool the items both sides answered; cluster by the first element of each item key."""
-    keys = sorted(set(a) & set(b))
-    n = len(keys)
-    both = sum(a[k] and b[k] for k in keys)
-    only_a = sum(a[k] and not b[k] for k in keys)
-    only_b = sum(b[k] and not a[k] for k in keys)
-    neither = n - both - only_a - only_b
     clusters: dict[str, list[int]] = {}
-    for key in keys:
-        clusters.setdefault(key[0], []).append(int(b[key]) - int(a[key]))
+    for key in sorted(set(a) & set(b)):
+        counts = clusters.setdefault(key[0], [0, 0, 0, 0])
+        counts[0 if a[key] and b[key] else 1 if a[key] else 2 if b[key] else 3] += 1
+    return paired_from_counts({k: (v[0], v[1], v[2], v[3]) for k, v in clusters.items()}, confidence)
+
+
+def paired_from_counts(clusters: Mapping[str, ClusterCounts], confidence: float = CONFIDENCE) -> PairedRate:
+    """`paired_rate` from each cluster's counts, which SQL can give without a row per item."""
+    both = sum(c[0] for c in clusters.values())
+    only_a = sum(c[1] for c in clusters.values())
+    only_b = sum(c[2] for c in clusters.values())
+    neither = sum(c[3] for c in clusters.values())
+    n = both + only_a + only_b + neither
     base = PairedRate(
         n_pairs=n,
         clusters=len(clusters),
@@ -108,12 +117,17 @@ def paired_rate(a: Mapping[Item, bool], b: Mapping[Item, bool], confidence: floa
     if n == 0:
         return base
     mean = (only_b - only_a) / n
-    # Cluster-robust variance of the mean difference (ratio estimator over clusters).
+    # Cluster-robust variance of the mean difference (ratio estimator over clusters); each item's
+    # difference is +1 (only B), -1 (only A) or 0.
     k = len(clusters)
+    order = sorted(clusters)
     clustered = (
-        k / (k - 1) * sum((sum(d) - mean * len(d)) ** 2 for d in clusters.values()) / n**2 if k > 1 else 0.0
+        k / (k - 1) * sum((c[2] - c[1] - mean * sum(c)) ** 2 for c in (clusters[x] for x in order)) / n**2
+        if k > 1
+        else 0.0
     )
-    simple = sum((x - mean) ** 2 for d in clusters.values() for x in d) / (n * (n - 1)) if n > 1 else 0.0
+    squares = only_b * (1 - mean) ** 2 + only_a * (-1 - mean) ** 2 + (both + neither) * mean**2
+    simple = squares / (n * (n - 1)) if n > 1 else 0.0
     deff = max(1.0, clustered / simple) if simple > 0 and k > 1 else 1.0
     low, high = newcombe_paired(both / deff, only_a / deff, only_b / deff, neither / deff, confidence)
     if only_a == only_b:

@@ -1,22 +1,23 @@
 """The statistics behind every number with an interval. docs/statistics.md explains each one.
 
-Library implementations are used wherever they exist (statsmodels for Wilson, McNemar, Newcombe and
-Fleiss; scipy for Welch; the `krippendorff` package for alpha). The cluster bootstrap has no library
-form that resamples whole clusters, so it is written here, seeded, on numpy.
+Library implementations are used wherever they exist (statsmodels for Wilson, McNemar and Newcombe;
+scipy for Welch). The cluster bootstrap has no library form that resamples whole clusters, so it is
+written here, seeded, on numpy. Judge agreement (Krippendorff's alpha, Fleiss' kappa) is computed
+here from counts of label patterns, so a report need not hold every claim; the tests check it
+against the `krippendorff` package and statsmodels.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 
-import krippendorff
 import numpy as np
 from pydantic import BaseModel
 from scipy import stats as scipy_stats
 from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 from statsmodels.stats.proportion import (
     confint_proportions_2indep,
     proportion_confint,
@@ -79,6 +80,23 @@ def wilson(successes: int, n: int, confidence: float = CONFIDENCE) -> Interval:
     return Interval(estimate=successes / n, low=float(low), high=float(high), n=n)
 
 
+class ClusterSums:
+    """Sums and counts of values per cluster, added one value at a time: what a cluster bootstrap
+    needs, in memory that grows with the clusters, not the values (a report streams its trials)."""
+
+    def __init__(self) -> None:
+        self.sums: dict[str, float] = {}
+        self.counts: dict[str, int] = {}
+        self.n = 0
+
+    def add(self, value: float | None, cluster: str) -> None:
+        if value is None or math.isnan(value):
+            return
+        self.sums[cluster] = self.sums.get(cluster, 0.0) + value
+        self.counts[cluster] = self.counts.get(cluster, 0) + 1
+        self.n += 1
+
+
 def cluster_bootstrap_mean(
     values: Sequence[float | None],
     clusters: Sequence[str],
@@ -92,29 +110,44 @@ def cluster_bootstrap_mean(
     Trials of one scenario are correlated, so resampling trials alone would understate the
     uncertainty. The generator is seeded, so the same data and seed give the same interval.
     """
-    pairs = [(v, c) for v, c in zip(values, clusters, strict=True) if v is not None and not math.isnan(v)]
-    if not pairs:
+    sums = ClusterSums()
+    for value, cluster in zip(values, clusters, strict=True):
+        sums.add(value, cluster)
+    return cluster_bootstrap(sums, seed=seed, resamples=resamples, confidence=confidence)
+
+
+#: Resamples drawn at a time: the draws of many clusters (a scenario's trials are each a cluster
+#: within it) would otherwise take resamples x clusters integers at once. An even number, so each
+#: chunk uses whole 64-bit words of the generator and the draws equal one draw of every resample.
+_CHUNK = 100
+
+
+def cluster_bootstrap(
+    sums: ClusterSums, *, seed: int, resamples: int = BOOTSTRAP_RESAMPLES, confidence: float = CONFIDENCE
+) -> Interval:
+    """`cluster_bootstrap_mean` from per-cluster sums and counts."""
+    if not sums.n:
         return Interval(estimate=None, low=None, high=None, n=0)
-    labels = sorted({c for _, c in pairs})
-    index = {label: i for i, label in enumerate(labels)}
-    sums = np.zeros(len(labels))
-    counts = np.zeros(len(labels))
-    for value, cluster in pairs:
-        sums[index[cluster]] += value
-        counts[index[cluster]] += 1
-    estimate = float(sums.sum() / counts.sum())
+    labels = sorted(sums.sums)
+    totals = np.array([sums.sums[label] for label in labels])
+    counts = np.array([float(sums.counts[label]) for label in labels])
+    estimate = float(totals.sum() / counts.sum())
     if len(labels) < 2:
         # One cluster gives no between-cluster variation to resample: report the mean alone.
-        return Interval(estimate=estimate, low=None, high=None, n=len(pairs))
+        return Interval(estimate=estimate, low=None, high=None, n=sums.n)
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, len(labels), size=(resamples, len(labels)), dtype=np.int32)
-    if np.all(counts == 1):  # one value per cluster: every resample has the same size
-        means = sums[draws].mean(axis=1)
-    else:
-        means = sums[draws].sum(axis=1) / counts[draws].sum(axis=1)
+    means = np.empty(resamples)
+    single = bool(np.all(counts == 1))  # one value per cluster: every resample has the same size
+    for start in range(0, resamples, _CHUNK):
+        rows = min(_CHUNK, resamples - start)
+        draws = rng.integers(0, len(labels), size=(rows, len(labels)), dtype=np.int32)
+        if single:
+            means[start : start + rows] = totals[draws].mean(axis=1)
+        else:
+            means[start : start + rows] = totals[draws].sum(axis=1) / counts[draws].sum(axis=1)
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])
-    return Interval(estimate=estimate, low=float(low), high=float(high), n=len(pairs))
+    return Interval(estimate=estimate, low=float(low), high=float(high), n=sums.n)
 
 
 class PairedComparison(BaseModel):
@@ -301,36 +334,65 @@ def not_applicable(reason: str, excluded_claims: int) -> Agreement:
 
 
 def agreement(votes: Sequence[Sequence[str | None]], not_unanimous: int) -> Agreement:
-    """Agreement between verifiers; `votes[c][j]` is judge j's label on claim c (None = abstained).
+    """Agreement between verifiers; `votes[c][j]` is judge j's label on claim c (None = abstained)."""
+    return agreement_from_patterns(Counter(tuple(v) for v in votes).items(), not_unanimous)
 
-    Krippendorff's alpha (nominal) uses every claim, abstentions as missing values. Fleiss' kappa
-    needs a full panel, so it uses only the claims every judge labelled.
+
+def agreement_from_patterns(
+    patterns: Iterable[tuple[Sequence[str | None], int]], not_unanimous: int
+) -> Agreement:
+    """Agreement from how many claims got each pattern of labels (judge j's label at position j,
+    None = abstained): a study has millions of claims but a handful of patterns, so SQL counts them.
+
+    Krippendorff's alpha (nominal) uses every claim, abstentions as missing values, through the
+    coincidence matrix (Krippendorff 2011), each pattern weighted by its claims. Fleiss' kappa
+    needs a full panel, so it uses only the claims every judge labelled. Both give what the
+    `krippendorff` package and statsmodels give on the claims one by one (tests/test_stats.py).
     """
-    judges = max((len(v) for v in votes), default=0)
+    rows = [(tuple(pattern), int(count)) for pattern, count in patterns if count]
+    judges = max((len(p) for p, _ in rows), default=0)
     code = {label: i for i, label in enumerate(LABELS)}
-    matrix = np.full((judges, len(votes)), np.nan)
-    for c, claim_votes in enumerate(votes):
-        for j, label in enumerate(claim_votes):
+    coincidences = np.zeros((len(LABELS), len(LABELS)))
+    used: set[str] = set()
+    pairable = False
+    complete: list[tuple[np.ndarray, int]] = []
+    for pattern, count in rows:
+        values = np.zeros(len(LABELS))
+        for label in pattern:
             if label is not None:
-                matrix[j, c] = code[label]
+                values[code[label]] += 1
+                used.add(label)
+        labelled = values.sum()
+        if labelled >= 2:
+            pairable = True
+            coincidences += count * (np.outer(values, values) - np.diag(values)) / (labelled - 1)
+        if len(pattern) == judges and None not in pattern:
+            complete.append((values, count))
     alpha: float | None = None
-    observed = matrix[~np.isnan(matrix)]
-    pairable = (np.sum(~np.isnan(matrix), axis=0) >= 2).any() if votes else False
     # With a single label in use, expected disagreement is zero and both statistics are undefined.
-    if pairable and np.unique(observed).size > 1:
-        alpha = float(krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal"))
-    complete = matrix[:, ~np.isnan(matrix).any(axis=0)].T.astype(int) if votes else np.empty((0, 0))
+    if pairable and len(used) > 1:
+        margins = coincidences.sum(axis=1)
+        total = margins.sum()
+        expected = (total**2 - (margins**2).sum()) / (total - 1)
+        observed = coincidences.sum() - np.trace(coincidences)
+        alpha = float(1 - observed / expected) if expected > 0 else None
     kappa: float | None = None
-    if complete.shape[0] > 0 and judges >= 2:
-        table, _ = aggregate_raters(complete, n_cat=len(LABELS))
+    fleiss_claims = sum(count for _, count in complete)
+    if complete and judges >= 2:
+        table = np.array([values for values, _ in complete])
+        weights = np.array([float(count) for _, count in complete])
         with np.errstate(divide="ignore", invalid="ignore"):
-            value = float(fleiss_kappa(table, method="fleiss"))
+            p_cat = (weights[:, None] * table).sum(axis=0) / (weights.sum() * judges)
+            p_rat = ((table * table).sum(axis=1) - judges) / (judges * (judges - 1.0))
+            p_mean = float((weights * p_rat).sum() / weights.sum())
+            p_expected = float((p_cat * p_cat).sum())
+            value = (p_mean - p_expected) / (1 - p_expected) if p_expected != 1 else math.nan
         kappa = None if math.isnan(value) else value
     return Agreement(
-        claims=len(votes),
+        claims=sum(count for _, count in rows),
         judges=judges,
         krippendorff_alpha=alpha,
         fleiss_kappa=kappa,
-        fleiss_claims=int(complete.shape[0]),
+        fleiss_claims=fleiss_claims,
         not_unanimous=not_unanimous,
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Sequence
+from itertools import groupby
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -20,7 +21,7 @@ from medeval.reporting.baseline import (
     load_baseline,
 )
 from medeval.reporting.load import Corpus
-from medeval.reporting.stats import Interval, cluster_bootstrap_mean, wilson
+from medeval.reporting.stats import ClusterSums, Interval, cluster_bootstrap, wilson
 
 POOLED = "ALL"
 #: The AI targets pooled over question groups the study did not have: no counselor baseline.
@@ -134,9 +135,13 @@ TRIAL_CSV_SQL = (
 
 
 def write_trials_csv(corpus: Corpus, path: Path) -> None:
-    """Straight from duckdb to disk: no Python object per row, however many trials there are."""
+    copy_csv(corpus, TRIAL_CSV_SQL, path)
+
+
+def copy_csv(corpus: Corpus, sql: str, path: Path) -> None:
+    """A query's rows straight from duckdb to disk: no Python object per row, however many there are."""
     target = str(path).replace("'", "''")
-    corpus.con.execute(f"COPY ({TRIAL_CSV_SQL}) TO '{target}' (HEADER, DELIMITER ',')")
+    corpus.con.execute(f"COPY ({sql}) TO '{target}' (HEADER, DELIMITER ',')")
 
 
 # per_scenario.csv ----------------------------------------------------------------------------------
@@ -144,25 +149,35 @@ def scenario_rows(corpus: Corpus, seed: int) -> list[ScenarioRow]:
     """Trial-level scores per scenario and target. Within one scenario the trials (epochs) are the
     independent units, so the bootstrap resamples trials there."""
     rows = corpus.query(
-        "SELECT scenario_id, target.spec, count(*), list(final_scores.accuracy ORDER BY trial_id), "
-        "list(final_scores.completeness ORDER BY trial_id), list(trial_id ORDER BY trial_id), "
-        "avg(final_scores.safety_risk), count(*) FILTER (WHERE flags.needs_manual_review) "
-        "FROM trials GROUP BY ALL ORDER BY 1, 2"
+        "SELECT scenario_id, target.spec, count(*), avg(final_scores.safety_risk), "
+        "count(*) FILTER (WHERE flags.needs_manual_review) FROM trials GROUP BY ALL ORDER BY 1, 2"
     )
-    out = []
-    for scenario_id, target, n, accuracy, completeness, trial_ids, safety, review in rows:
-        out.append(
-            ScenarioRow(
-                scenario_id=scenario_id,
-                target=target,
-                n=n,
-                accuracy=cluster_bootstrap_mean(accuracy, trial_ids, seed=seed),
-                completeness=cluster_bootstrap_mean(completeness, trial_ids, seed=seed),
-                safety_risk=safety,
-                needs_review=review,
-            )
+    # The scores a row at a time, in trial order, into per-cluster sums (the same sums, added in
+    # the same order, as lists of every trial's scores would give), one scenario and target at a
+    # time: the intervals of a pair are drawn as soon as its last trial has gone by.
+    intervals: dict[tuple[str, str], tuple[Interval, Interval]] = {}
+    stream = corpus.stream(
+        "SELECT scenario_id, target.spec, trial_id, final_scores.accuracy, final_scores.completeness "
+        "FROM trials ORDER BY 1, 2, trial_id"
+    )
+    for key, trials in groupby(stream, key=lambda row: (row[0], row[1])):
+        accuracy, completeness = ClusterSums(), ClusterSums()
+        for _, _, trial_id, acc, comp in trials:
+            accuracy.add(acc, trial_id)
+            completeness.add(comp, trial_id)
+        intervals[key] = (cluster_bootstrap(accuracy, seed=seed), cluster_bootstrap(completeness, seed=seed))
+    return [
+        ScenarioRow(
+            scenario_id=scenario_id,
+            target=target,
+            n=n,
+            accuracy=intervals[(scenario_id, target)][0],
+            completeness=intervals[(scenario_id, target)][1],
+            safety_risk=safety,
+            needs_review=review,
         )
-    return out
+        for scenario_id, target, n, safety, review in rows
+    ]
 
 
 # Per-target summary ---------------------------------------------------------------------------------
@@ -170,24 +185,31 @@ def target_rows(corpus: Corpus, seed: int) -> list[TargetRow]:
     """Across scenarios the scenario is the cluster: trials of one scenario are not independent."""
     rows = corpus.query(
         "SELECT target.spec, list_sort(list_distinct(flatten(list(target.served_models)))), count(*), "
-        "list(final_scores.accuracy ORDER BY trial_id), list(final_scores.completeness ORDER BY trial_id), "
-        "list(scenario_id ORDER BY trial_id), avg(final_scores.safety_risk), "
-        "count(*) FILTER (WHERE flags.needs_manual_review), sum(len(unscored)), min(trial_id) "
-        "FROM trials GROUP BY 1 ORDER BY min(trial_id)"
+        "avg(final_scores.safety_risk), count(*) FILTER (WHERE flags.needs_manual_review), "
+        "sum(len(unscored)), min(trial_id) FROM trials GROUP BY 1 ORDER BY min(trial_id)"
     )
+    sums: dict[str, tuple[ClusterSums, ClusterSums]] = {}
+    for spec, scenario_id, accuracy, completeness in corpus.stream(
+        "SELECT target.spec, scenario_id, final_scores.accuracy, final_scores.completeness FROM trials "
+        "ORDER BY 1, trial_id"
+    ):
+        pair = sums.setdefault(spec, (ClusterSums(), ClusterSums()))
+        pair[0].add(accuracy, scenario_id)
+        pair[1].add(completeness, scenario_id)
     ship = _ship_counts(corpus, by_group=False)
     left_out = _ship_counts(corpus, by_group=False, where=LEFT_OUT_FILTER, categories=LEFT_OUT)
     out = []
-    for spec, served, n, accuracy, completeness, scenarios, safety, review, unscored, _ in rows:
+    for spec, served, n, safety, review, unscored, _ in rows:
         counts = ship.get(("", spec), dict.fromkeys(SHIP_CATEGORIES, 0))
         scored = sum(counts.values())
+        accuracy, completeness = sums[spec]
         out.append(
             TargetRow(
                 target=spec,
                 served_models=list(served),
                 trials=n,
-                accuracy=cluster_bootstrap_mean(accuracy, scenarios, seed=seed),
-                completeness=cluster_bootstrap_mean(completeness, scenarios, seed=seed),
+                accuracy=cluster_bootstrap(accuracy, seed=seed),
+                completeness=cluster_bootstrap(completeness, seed=seed),
                 safety_risk=safety,
                 ship_counts=counts,
                 ac=wilson(counts["accurate_complete"], scored),
