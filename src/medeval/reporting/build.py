@@ -8,15 +8,24 @@ from medeval.audit import verify_run
 from medeval.errors import UserError
 from medeval.reporting import DEFAULT_HTML_TRIALS, charts
 from medeval.reporting.consistency import consistency
-from medeval.reporting.findings import gather
+from medeval.reporting.findings import REVIEW_SQL, UNSCORED_SQL, gather
 from medeval.reporting.headline import headline
 from medeval.reporting.html import write_html
 from medeval.reporting.human import HumanReview, apply_reviews, ship_csv_row
+from medeval.reporting.human_render import (
+    OVERRIDE_HEADER,
+    OVERRIDES_CSV,
+    SPLIT_HEADER,
+    SPLITS_CSV,
+    override_rows,
+    split_rows,
+)
 from medeval.reporting.load import Corpus
-from medeval.reporting.markdown import write_markdown
+from medeval.reporting.markdown import REVIEW_CSV, UNSCORED_CSV, write_markdown
 from medeval.reporting.model import ReportData, ReportPaths
 from medeval.reporting.sensitivity import prompt_sensitivity
 from medeval.reporting.tables import (
+    copy_csv,
     distributions,
     scenario_rows,
     ship_rows,
@@ -91,6 +100,14 @@ def build_report(
             ],
         )
         write_trials_csv(corpus, paths.trials_csv)
+        # Every row of the lists report.md caps.
+        copy_csv(corpus, UNSCORED_SQL, directory / UNSCORED_CSV)
+        copy_csv(corpus, REVIEW_SQL, directory / REVIEW_CSV)
+        for name, header, rows in (
+            (OVERRIDES_CSV, OVERRIDE_HEADER, override_rows(data.human)),
+            (SPLITS_CSV, SPLIT_HEADER, split_rows(data.human)),
+        ):
+            write_csv(directory / name, [dict(zip(header, row, strict=True)) for row in rows], header)
         write_csv(paths.per_scenario_csv, [row.csv_row() for row in data.scenarios])
         write_csv(paths.ship_csv, [ship_csv_row(row, data.human) for row in data.ship])
         charts.ship_chart(data.ship, paths.charts[0])

@@ -17,6 +17,7 @@ from medeval.calibration.render import (
     rate,
     validity_markdown,
 )
+from medeval.reporting.findings import LIST_CAP
 from medeval.reporting.human import HumanReview
 from medeval.review.categories import CATEGORY_SHORT
 
@@ -75,6 +76,20 @@ def override_rows(human: HumanReview) -> list[list[str]]:
 
 OVERRIDE_HEADER = ("Item", "Target", "Group", "Judges", "People", "Decided by")
 SPLIT_HEADER = ("Item", "Target", "Codes", "Standing category")
+#: Every override and split, beside report.md (which shows the first LIST_CAP of each).
+OVERRIDES_CSV = "human_overrides.csv"
+SPLITS_CSV = "coder_splits.csv"
+
+
+def capped_md(header: Sequence[str], rows: list[list[str]], csv_name: str) -> list[str]:
+    lines = md_table(header, rows[:LIST_CAP])
+    if len(rows) > LIST_CAP:
+        lines += [
+            f"Showing the first {LIST_CAP} of {len(rows):,}: {len(rows) - LIST_CAP:,} more are left out "
+            f"here. All {len(rows):,} are in `{csv_name}`.",
+            "",
+        ]
+    return lines
 
 
 def split_rows(human: HumanReview) -> list[list[str]]:
@@ -90,10 +105,10 @@ def markdown_lines(human: HumanReview) -> list[str]:
         lines += [text, ""]
     if human.overrides:
         lines += ["Groups where the people's category replaced the judges':", ""]
-        lines += md_table(OVERRIDE_HEADER, override_rows(human))
+        lines += capped_md(OVERRIDE_HEADER, override_rows(human), OVERRIDES_CSV)
     if human.splits:
         lines += ["Groups the coders split on (no majority):", ""]
-        lines += md_table(SPLIT_HEADER, split_rows(human))
+        lines += capped_md(SPLIT_HEADER, split_rows(human), SPLITS_CSV)
     lines += ["### Judge validity", ""]
     v = human.validity
     if v is None:

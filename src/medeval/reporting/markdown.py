@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from medeval.redact import redact
 from medeval.reporting.baseline import SHIP_CATEGORIES, baseline_citation
 from medeval.reporting.charts import CATEGORY_LABELS
-from medeval.reporting.findings import FactRef
+from medeval.reporting.findings import LIST_CAP, FactRef
 from medeval.reporting.headline_text import headline_markdown
 from medeval.reporting.human_render import markdown_lines as human_lines
 from medeval.reporting.model import ReportData, ReportPaths
@@ -20,6 +20,9 @@ RESEARCH_BANNER = (
     "> **For research use only.** This report evaluates AI-generated information about Medicare. "
     "It is not medical, legal or insurance advice."
 )
+#: CSV files beside report.md that hold every row of a list the report caps.
+REVIEW_CSV = "review_trials.csv"
+UNSCORED_CSV = "unscored.csv"
 BINS = ("0–0.25", "0.25–0.5", "0.5–0.75", "0.75–<1", "1.0")
 
 
@@ -31,6 +34,19 @@ def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines.extend("| " + " | ".join(cell(c) for c in row) + " |" for row in rows)
     return [*lines, ""]
+
+
+def capped(header: Sequence[str], rows: Sequence[Sequence[object]], total: int, csv_name: str) -> list[str]:
+    """A table of at most LIST_CAP rows; past it, how many were left out and the CSV with all of them."""
+    lines = table(header, rows[:LIST_CAP])
+    shown = min(len(rows), LIST_CAP)
+    if total > shown:
+        lines += [
+            f"Showing the first {shown:,} of {total:,}: {total - shown:,} more are left out here. "
+            f"All {total:,} are in `{csv_name}`.",
+            "",
+        ]
+    return lines
 
 
 def pct(value: float | None) -> str:
@@ -273,7 +289,7 @@ def agreement_lines(data: ReportData) -> list[str]:
             "",
             f"Not applicable: {a.not_applicable}.",
             "",
-            f"- Trials sent to manual review: {len(data.findings.review_trials)}",
+            f"- Trials sent to manual review: {data.findings.review_total}",
             "",
         ]
         return lines + _review_table(data)
@@ -284,7 +300,7 @@ def agreement_lines(data: ReportData) -> list[str]:
         f"- Krippendorff's alpha (nominal, verifier labels): {num(a.krippendorff_alpha, 3)}",
         f"- Fleiss' kappa (claims every verifier labelled, n={a.fleiss_claims}): {num(a.fleiss_kappa, 3)}",
         f"- Claims without unanimity: {a.not_unanimous} ({pct(a.not_unanimous_share)})",
-        f"- Trials sent to manual review: {len(data.findings.review_trials)}",
+        f"- Trials sent to manual review: {data.findings.review_total}",
         "",
         "n/a means undefined: no claims, or every verifier used one label throughout.",
         "",
@@ -315,9 +331,11 @@ def _review_table(data: ReportData) -> list[str]:
     return [
         "### Trials sent to manual review",
         "",
-        *table(
+        *capped(
             ("Trial", "Target", "Scenario", "Disagreement"),
             [(t, g, s, pct(d)) for t, g, s, d in data.findings.review_trials],
+            data.findings.review_total,
+            REVIEW_CSV,
         ),
     ]
 
@@ -347,9 +365,11 @@ def unscored_lines(data: ReportData) -> list[str]:
     if data.skipped_lines:
         lines += [f"- {data.skipped_lines} torn or unreadable line(s) in results.jsonl were skipped.", ""]
     if data.findings.unscored:
-        lines += table(
+        lines += capped(
             ("Trial", "Target", "Scenario", "Item", "Reason"),
             [(u.trial_id, u.target, u.scenario_id, u.item, u.reason) for u in data.findings.unscored],
+            data.findings.unscored_total,
+            UNSCORED_CSV,
         )
     return lines
 
@@ -375,8 +395,9 @@ def render(data: ReportData, paths: ReportPaths) -> str:
         "",
         *integrity_lines(data),
         f"{data.trials} trials from run(s) {runs}. "
-        "Files: `trials.csv`, `per_scenario.csv`, `ship_table.csv`, "
-        "`report.html` (transcripts with the evidence in place).",
+        "Files: `trials.csv`, `per_scenario.csv`, `ship_table.csv`, `unscored.csv`, `review_trials.csv`, "
+        "`report.html` (transcripts with the evidence in place). Long lists here show their first "
+        f"{LIST_CAP} rows and say where the rest are.",
         "",
         *(headline_markdown(data.headline) if data.headline else []),
         *summary_lines(data),
