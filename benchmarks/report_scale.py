@@ -45,10 +45,11 @@ def measure(run_dir: Path) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as temporary:
         done = subprocess.run(
             [sys.executable, __file__, "--child", str(run_dir), str(Path(temporary) / "report")],
-            check=True,
             capture_output=True,
             text=True,
         )
+    if done.returncode:
+        sys.exit(f"the report failed:\n{done.stderr}")
     figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return figures
 
