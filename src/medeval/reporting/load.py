@@ -226,6 +226,7 @@ class Corpus:
                 "temp_directory": str(scratch / "spill"),
             },
         )
+        self.con.execute("SET enable_progress_bar = false")  # it drew on the terminal in a long load
         #: (trial_id, finished_at) of records a later retry superseded: few, unlike the trials kept.
         self.superseded: set[tuple[Any, Any]] = set()
         self.skipped_lines = self._load_trials()
