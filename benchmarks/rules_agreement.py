@@ -3,7 +3,8 @@ figures; tests/test_rules_corpus.py keeps floors under them).
 
     .venv/bin/python benchmarks/rules_agreement.py [--misses] [--group QG10] [--scenarios DIR] [--pipeline]
 
-Every answer of the corpus (benchmarks/corpus/ship_phrasings.jsonl, see its README) is coded by the
+Every answer of the corpus (benchmarks/corpus/ship_phrasings.jsonl by default, or --corpus FILE,
+e.g. benchmarks/corpus/ship_wrong_details.jsonl; see their README) is coded by the
 rules coder for its scenario's question group, and its SHIP category is compared with the label the
 corpus writer gave from the study's rule. By default the coder's output goes straight through the
 scorer's rule (fast, for tuning keys); --pipeline judges each answer through the harness's own
@@ -128,6 +129,12 @@ def category(scenario: Scenario, group: str, output: VerifierOutput) -> tuple[st
     done = [r for r in required if r in covered]
     if required and len(done) >= needed:
         return "accurate_complete", f"covers {len(done)}/{len(required)}"
+    # An item the coder abstained on (left out of its checklist) is undecided: review when it
+    # could complete the answer, as the scorer does.
+    coded = {c.fact_id for c in output.checklist}
+    undecided = [r for r in required if r not in coded]
+    if undecided and len(done) + len(undecided) >= needed:
+        return REVIEW, f"undecided: {', '.join(undecided)}"
     if covered or (partial & supported):
         return "substantive_incomplete", f"covers {', '.join(sorted(covered | (partial & supported)))}"
     if output.non_answer and (not_substantive is None or output.non_answer in not_substantive):

@@ -15,6 +15,7 @@ from medeval.agents.rulecoder.coder import (
     referral_facts,
     verifier_output,
 )
+from medeval.agents.rulecoder.figures import key_quantities
 from medeval.agents.rulecoder.keyed import (
     CLOSING_MARKUP,
     OPENING_MARKUP,
@@ -98,11 +99,14 @@ def label_claims(claims: list[Claim], scenario: Scenario) -> list[Verdict]:
     """One verdict per claim: CONTRADICTED when any clause contradicts a fact or states a
     disallowed claim, else SUPPORTED when one supports a fact, else NOT_IN_KEY."""
     keyed = keyed_items(scenario)
+    quantities = key_quantities(scenario)
     year = scenario.effective_date.year
     verdicts = []
     for claim in claims:
         findings = [
-            f for i, s in enumerate(text_sentences(claim.text)) for f in read_sentence(s, i, keyed, year)
+            f
+            for i, s in enumerate(text_sentences(claim.text))
+            for f in read_sentence(s, i, keyed, year, quantities)
         ]
         contradicted = list(dict.fromkeys(f.item_id for f in findings if f.code == "contradicted"))
         if contradicted:
@@ -119,7 +123,7 @@ def label_claims(claims: list[Claim], scenario: Scenario) -> list[Verdict]:
                 )
             )
             continue
-        supported = list(dict.fromkeys(f.item_id for f in findings))
+        supported = list(dict.fromkeys(f.item_id for f in findings if f.code == "covered"))
         label = Label.SUPPORTED if supported else Label.NOT_IN_KEY
         verdicts.append(Verdict(claim_id=claim.claim_id, label=label, evidence=supported))
     return verdicts

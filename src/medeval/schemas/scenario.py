@@ -19,6 +19,27 @@ from medeval.schemas._base import Identifier, Severity, Strict
 STUDY_SCRIPTS = frozenset({"medicare_only", "dual_eligible"})
 
 
+QuantityUnit = Literal["usd", "months", "days", "percent", "employees", "date_range"]
+
+
+class Quantity(Strict):
+    """A figure the fact states for one quantity (the Part B premium, the Medigap Open Enrollment
+    Period's length, Open Enrollment's dates), for the rules coder: a different value that an
+    answer states for the same quantity is a contradiction of the fact, whatever the value."""
+
+    about: list[str] = Field(
+        min_length=1, description="Regular expressions naming the quantity ('part b premium')"
+    )
+    unit: QuantityUnit
+    values: list[str] = Field(
+        min_length=1,
+        description="Accepted values: numbers ('202.90', '7'), or for date_range 'MM-DD..MM-DD'",
+    )
+    multiples: bool = Field(
+        default=False, description="Whole multiples are right too (10% for each full 12 months: 20%)"
+    )
+
+
 class FactPatterns(Strict):
     """Regular expressions (case-insensitive) for the offline rules coder."""
 
@@ -28,6 +49,11 @@ class FactPatterns(Strict):
         default_factory=list,
         description="Outdated figures: a contradiction when asserted as current, not when named as "
         "the past ('up from $185', '$185 in 2025', 'no longer $185')",
+    )
+    quantities: list[Quantity] = Field(
+        default_factory=list,
+        description="Figures the fact gives, by quantity: another value stated as the current amount "
+        "of the same quantity contradicts the fact",
     )
 
 

@@ -39,6 +39,8 @@ class SentenceReading:
     quote: str
     contradicted: list[str] = field(default_factory=list)
     covered: list[str] = field(default_factory=list)
+    # Facts whose figure here the coder could not surely tie to the fact's quantity.
+    doubtful: list[str] = field(default_factory=list)
     severity: Severity = "none"
     kind: SentenceKind = "substance"
 
@@ -207,14 +209,26 @@ def verifier_output(
     for item in items:
         contradicted = next((r for r in readings if item in r.contradicted), None)
         covered = next((r for r in readings if item in r.covered), None)
+        doubtful = next((r for r in readings if item in r.doubtful), None)
         if contradicted is not None:
             checklist.append(ItemCode(fact_id=item, code="contradicted", quote=contradicted.quote))
+        elif doubtful is not None:
+            # Unsure whether a figure given for the item's quantity is wrong: abstain on the item,
+            # so an answer it would complete goes to a person, not to Accurate and Complete.
+            continue
         elif covered is not None:
             checklist.append(ItemCode(fact_id=item, code="covered", quote=covered.quote))
         else:
             checklist.append(ItemCode(fact_id=item, code="absent"))
     uncertain = (
-        [] if non_answer else [r.quote for r in uncertain_sentences(readings, items, vocabulary, foreign)]
+        []
+        if non_answer
+        else list(
+            dict.fromkeys(
+                [r.quote for r in readings if r.doubtful]
+                + [r.quote for r in uncertain_sentences(readings, items, vocabulary, foreign)]
+            )
+        )
     )
     return VerifierOutput(verdicts=verdicts, checklist=checklist, non_answer=non_answer, uncertain=uncertain)
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from medeval.agents.rulecoder.coder import SentenceReading, worst
+from medeval.agents.rulecoder.figures import KeyQuantity, key_quantities, read_figures
 from medeval.agents.rulecoder.nonanswer import sentence_kind
 from medeval.agents.rulecoder.reading import MatchKind, asserted, compile_pattern
 from medeval.agents.rulecoder.text import Clause, Piece, clauses
@@ -23,7 +24,7 @@ class Finding:
     """A key item the rules coder found asserted in one clause of the answer."""
 
     item_id: str
-    code: Literal["covered", "contradicted"]
+    code: Literal["covered", "contradicted", "doubtful"]
     severity: Severity
     sentence: int
     span: Span
@@ -106,12 +107,23 @@ def reading_units(sentence: Piece) -> list[tuple[Clause, int | None]]:
     return units
 
 
-def read_sentence(sentence: Piece, index: int, keyed: list[Keyed], year: int) -> list[Finding]:
+def read_sentence(
+    sentence: Piece, index: int, keyed: list[Keyed], year: int, quantities: list[KeyQuantity] | None = None
+) -> list[Finding]:
     """What one sentence asserts about the key, clause by clause. Contradiction outranks support
-    for the same item: a clause that states a stale figure as current is wrong even if another
-    clause gives the right one."""
+    for the same item: a clause that states a stale figure as current, or any other wrong value of
+    a key quantity, is wrong even if another clause gives the right one. A figure the coder cannot
+    surely tie to its quantity is a doubt about the fact (reported beside any support)."""
     found: dict[str, Finding] = {}
+    doubts: dict[str, Finding] = {}
     for clause, across in reading_units(sentence):
+        for figure in read_figures(clause, quantities or [], year):
+            span = clause.piece.span(figure.start, figure.end)
+            for fact_id in figure.quantity.fact_ids:
+                if figure.reading == "contradicted":
+                    found[fact_id] = Finding(fact_id, "contradicted", figure.quantity.severity, index, span)
+                else:
+                    doubts.setdefault(fact_id, Finding(fact_id, "doubtful", "none", index, span))
         for item in keyed:
             if found.get(item.item_id) and found[item.item_id].code == "contradicted":
                 continue
@@ -129,14 +141,16 @@ def read_sentence(sentence: Piece, index: int, keyed: list[Keyed], year: int) ->
             if match is not None:
                 span = clause.piece.span(match.start(), match.end())
                 found[item.item_id] = Finding(item.item_id, "covered", "none", index, span)
-    return list(found.values())
+    extra = [d for i, d in doubts.items() if found.get(i) is None or found[i].code != "contradicted"]
+    return list(found.values()) + extra
 
 
 def read_text(text: str, scenario: Scenario) -> list[list[Finding]]:
     """Findings for each sentence of `text`."""
     keyed = keyed_items(scenario)
+    quantities = key_quantities(scenario)
     year = scenario.effective_date.year
-    return [read_sentence(s, i, keyed, year) for i, s in enumerate(text_sentences(text))]
+    return [read_sentence(s, i, keyed, year, quantities) for i, s in enumerate(text_sentences(text))]
 
 
 def quote_span(answer: str, sentence: Piece) -> Span:
@@ -153,10 +167,11 @@ def read_answer(answer: str, scenario: Scenario) -> list[SentenceReading]:
     """Each sentence of the answer with the key items it covers or contradicts and, for the rest,
     what kind of move it is (substance, a referral, "it depends", a refusal...)."""
     keyed = keyed_items(scenario)
+    quantities = key_quantities(scenario)
     year = scenario.effective_date.year
     readings = []
     for i, sentence in enumerate(text_sentences(answer)):
-        findings = read_sentence(sentence, i, keyed, year)
+        findings = read_sentence(sentence, i, keyed, year, quantities)
         span = quote_span(answer, sentence)
         contradicted = [f for f in findings if f.code == "contradicted"]
         readings.append(
@@ -165,6 +180,7 @@ def read_answer(answer: str, scenario: Scenario) -> list[SentenceReading]:
                 quote=answer[span.start : span.end],
                 contradicted=[f.item_id for f in contradicted],
                 covered=[f.item_id for f in findings if f.code == "covered"],
+                doubtful=[f.item_id for f in findings if f.code == "doubtful"],
                 severity=worst([f.severity for f in contradicted]),
                 kind=sentence_kind(sentence),
             )

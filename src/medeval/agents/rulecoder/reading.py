@@ -129,7 +129,7 @@ _SUBJECTS: dict[str, re.Pattern[str]] = {
         "income": r"\bincome\b|\bearn|\bfil(?:er|ing)\b|\birmaa\b",
     }.items()
 }
-_KINDS: dict[str, re.Pattern[str]] = {
+KINDS: dict[str, re.Pattern[str]] = {
     name: re.compile(pattern, re.I)
     for name, pattern in {
         "premium": r"\bpremiums?\b",
@@ -146,7 +146,7 @@ _KINDS: dict[str, re.Pattern[str]] = {
 def quantity_of(statement: str) -> tuple[frozenset[str], frozenset[str]]:
     """The subjects and kinds of amount a fact's statement is about."""
     subjects = frozenset(n for n, p in _SUBJECTS.items() if p.search(statement))
-    kinds = frozenset(n for n, p in _KINDS.items() if p.search(statement))
+    kinds = frozenset(n for n, p in KINDS.items() if p.search(statement))
     return subjects, kinds
 
 
@@ -178,7 +178,7 @@ def about_other_quantity(text: str, match: re.Match[str], statement: str) -> boo
     subject = _nearest(_SUBJECTS, text, match.start(), match.end())
     if subjects and subject is not None and subject not in subjects:
         return True
-    kind = _nearest(_KINDS, text, match.start(), match.end())
+    kind = _nearest(KINDS, text, match.start(), match.end())
     return bool(kinds) and kind is not None and kind not in kinds
 
 
