@@ -32,7 +32,8 @@ def contradicted(scenario: Scenario, group: str, answer: str) -> set[str]:
         ("QG9", "The late enrollment penalty is 1% of the premium for every month.", "PARTB_DELAY_PENALTY"),
         ("QG13", "In 2026 your out-of-pocket drug costs are capped at $3,500 a year.", "PARTD_CAP_2026"),
         ("QG18", "For 2026 the highest allowed in-network limit is $10,500.", "MA_MOOP_2026"),
-        ("QG12", "Medicare covers skilled nursing after a hospital stay, for up to 150 days.", "SNF_TIME_LIMITED"),
+        ("QG12", "Medicare covers skilled nursing for up to 150 days.", "SNF_TIME_LIMITED"),
+        ("QG1", "Open Enrollment starts November 1 and you can switch plans then.", "CHANGE_PERIOD"),
     ],
 )
 def test_a_wrong_value_of_a_key_quantity_contradicts_its_fact(group: str, answer: str, fact: str) -> None:
@@ -46,7 +47,8 @@ def test_a_wrong_value_of_a_key_quantity_contradicts_its_fact(group: str, answer
         ("QG15", "The Part B premium went up to $202.90 this year, from $185 in 2025."),
         ("QG10", "Part B runs roughly $200 a month, and Medigap plans cost $50 to $300 a month."),
         ("QG1", "The Medicare Advantage Open Enrollment Period runs January 1 to March 31."),
-        ("QG1", "Your Initial Enrollment Period starts 3 months before your birthday month: 7 months in all."),
+        ("QG1", "Your Initial Enrollment Period starts 3 months before your birthday month: 7 in all."),
+        ("QG1", "Annual Open Enrollment | Oct 15 - Dec 7 | Switch plans; changes start Jan 1"),
         ("QG9", "Your employer has about 120 employees, so its plan pays first."),
         ("QG9", "The penalty is 10% for each full 12 months, so a two-year gap means 20% more."),
         ("QG18", "In 2026 the in-network limit can be no higher than $9,250 ($13,900 combined for PPOs)."),
