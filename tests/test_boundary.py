@@ -46,12 +46,14 @@ PIECES = (*ESCAPES, ORDER, CHAT_MARKUP)
 
 
 def block(content: str, name: str) -> tuple[int, int]:
-    """Where block `name` starts and ends; after the header, its tags occur exactly once each."""
-    header, _ = content.split("\n", 1)
+    """Where block `name` starts and ends; after the header line naming it, its tags occur exactly
+    once each. (A message with stable blocks has two header lines, one before each part.)"""
+    headers = [line for line in content.split("\n") if " holds " in line and " between <" in line]
+    [header] = [line for line in headers if re.search(rf"<{name}-[0-9a-f]{{16}}>", line)]
     [tag] = re.findall(rf"<({name}-[0-9a-f]{{16}})>", header)
-    # The first line names the tags before any data starts.
+    # The header line names the tags before the block's data starts.
     assert f"</{tag}>" in header
-    body = len(header)
+    body = content.index(header) + len(header)
     assert content.count(f"<{tag}>", body) == 1 and content.count(f"</{tag}>", body) == 1
     start = content.index(f"<{tag}>", body)
     return start, content.index(f"</{tag}>", start)

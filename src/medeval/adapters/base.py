@@ -60,13 +60,44 @@ class ChatRequest(_Contract):
     output_schema: OutputSchema | None = None
     #: Routing hints (role, scenario, turn) for logs and offline fakes; never sent to a provider.
     metadata: dict[str, str] = Field(default_factory=dict)
+    #: Where the stable prefix ends: this many characters of the first message's content repeat,
+    #: after the system prompt, in every call of its kind (a judge's answer key). Adapters of
+    #: providers with explicit prompt caching mark a cache breakpoint there (Anthropic); None: no
+    #: breakpoint at all, 0: the system prompt only.
+    stable_prefix: int | None = Field(default=None, ge=0)
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_prefix(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Left out when unset, so requests (and the cache keys hashed from them) made before the
+        # field existed keep their exact form.
+        data: dict[str, Any] = handler(self)
+        if data.get("stable_prefix") is None:
+            data.pop("stable_prefix", None)
+        return data
+
+    def split_first_message(self) -> tuple[str, str]:
+        """The first message's content cut where the stable prefix ends ("" before it if unset)."""
+        content = self.messages[0].content
+        cut = min(self.stable_prefix or 0, len(content))
+        return content[:cut], content[cut:]
 
 
 class Usage(_Contract):
     input_tokens: int | None = None
     output_tokens: int | None = None
     reasoning_tokens: int | None = None
+    #: Input tokens read from the provider's prompt cache: part of `input_tokens`, priced lower.
     cached_tokens: int | None = None
+    #: Input tokens written to the prompt cache (Anthropic reports them; priced higher): part of
+    #: `input_tokens` too. Left out of the record when unreported.
+    cache_write_tokens: int | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_write(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("cache_write_tokens") is None:
+            data.pop("cache_write_tokens", None)
+        return data
 
 
 class RateLimits(_Contract):

@@ -48,9 +48,11 @@ def role_request(
     seed: int,
     metadata: dict[str, str],
     temperature: float = 0.0,
+    stable_prefix: int | None = None,
 ) -> ChatRequest:
     """A model-backed role's request: its own system prompt, one user message holding the material
-    as delimited data, and the JSON schema its answer must follow."""
+    as delimited data, and the JSON schema its answer must follow. `stable_prefix` says how much of
+    the message repeats across calls (agents/boundary.prefixed_message), for prompt caching."""
     return ChatRequest(
         system=load_prompt(role),
         messages=[Message(role="user", content=content)],
@@ -58,6 +60,7 @@ def role_request(
         seed=seed,
         output_schema=output_schema(*schema),
         metadata={"role": role, **metadata},
+        stable_prefix=stable_prefix,
     )
 
 

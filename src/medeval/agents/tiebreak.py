@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from medeval.agents.boundary import data_message
+from medeval.agents.boundary import prefixed_message
 from medeval.agents.structured import call_structured, role_request
 from medeval.agents.verifier import answer_key_json, evidence_problem, quoted
 from medeval.gateway import CallContext, Gateway
@@ -38,19 +38,21 @@ async def break_ties(
         entry["votes"] = [v.model_dump(mode="json") for v in fc.votes]
         disputed.append(entry)
     turns = list(dict.fromkeys(by_id[fc.claim_id].turn_id for fc in undecided))
-    content = data_message(
+    # The key (the same for every call on this scenario) first, so prefix caches hit.
+    message = prefixed_message(
+        [("answer_key", answer_key_json(scenario))],
         [
-            ("answer_key", answer_key_json(scenario)),
             *((f"response_{t}", responses[t]) for t in turns if t in responses),
             ("disputed_claims", json.dumps(disputed, ensure_ascii=False, indent=1)),
-        ]
+        ],
     )
     request = role_request(
         "adjudicator",
-        content,
+        message.content,
         ("adjudication", AdjudicatorModelOutput),
         seed=seed,
         metadata={"scenario_id": scenario.scenario_id},
+        stable_prefix=message.stable_chars,
     )
     result = await call_structured(gateway, spec, request, AdjudicatorModelOutput, ctx)
     if result.value is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from medeval.agents.boundary import data_message
+from medeval.agents.boundary import prefixed_message
 from medeval.agents.grounding import is_passage, locate_quote
 from medeval.agents.structured import call_structured, role_request
 from medeval.gateway import CallContext, Gateway
@@ -196,23 +196,26 @@ async def verify(
     """One model verifier's reading of one question group: a verdict per claim and a code per
     checklist item, each checked against the key and the answer text. Every text arrives in a
     data block it cannot break out of (agents/boundary.py)."""
-    blocks = [
+    # What every trial of this scenario and group shares comes first, so prefix caches hit.
+    stable = [
         ("answer_key", answer_key_json(scenario)),
         ("checklist", checklist_json(scenario, checklist, optional)),
     ]
+    varying: list[tuple[str, str]] = []
     for a in answers:
-        blocks += [
+        varying += [
             (f"question_{a.turn_id}", a.question),
             (f"response_{a.turn_id}", a.response),
             (f"claims_{a.turn_id}", claims_json([c for c in claims if c.turn_id == a.turn_id], a.response)),
         ]
-    content = data_message(blocks)
+    message = prefixed_message(stable, varying)
     request = role_request(
         "verifier",
-        content,
+        message.content,
         ("verification", VerifierOutput),
         seed=seed,
         metadata={"turn_id": ctx.turn_id or "", "scenario_id": scenario.scenario_id},
+        stable_prefix=message.stable_chars,
     )
     result = await call_structured(gateway, spec, request, VerifierOutput, ctx, max_attempts=max_attempts)
     if result.value is None:
