@@ -35,6 +35,20 @@ def _text(content: Any) -> str:
     return "".join(str(b.get("text", "")) for b in content or [] if isinstance(b, dict))
 
 
+def _cache_parts(body: dict[str, Any]) -> list[tuple[str, bool]]:
+    """The request's text blocks in order, each with whether it carries a cache breakpoint."""
+    parts: list[tuple[str, bool]] = []
+    for role, content in [
+        ("system", body.get("system") or ""),
+        *((m.get("role"), m.get("content")) for m in body.get("messages", [])),
+    ]:
+        blocks = [{"text": content}] if isinstance(content, str) else content or []
+        parts += [
+            (f"{role}:{b.get('text', '')}", "cache_control" in b) for b in blocks if isinstance(b, dict)
+        ]
+    return parts
+
+
 async def handle(request: ReceivedRequest, server: LoopbackServer) -> Reply:
     return await _message(request, server)
 
@@ -60,6 +74,7 @@ async def _message(request: ReceivedRequest, server: LoopbackServer) -> Reply:
         json_schema=fmt.get("schema") if fmt.get("type") == "json_schema" else None,
     )
     text = await server.responder(prompt)
+    read, written, total = server.prompt_cache.explicit(_cache_parts(body))
     return Reply(
         body={
             "id": f"msg_loopback_{request.index:06d}",
@@ -70,10 +85,11 @@ async def _message(request: ReceivedRequest, server: LoopbackServer) -> Reply:
             "stop_reason": "end_turn",
             "stop_sequence": None,
             "usage": {
-                "input_tokens": tokens(prompt.system + "".join(m.content for m in prompt.messages)),
+                # Anthropic counts cache reads and writes apart from input_tokens.
+                "input_tokens": max(1, total - read - written),
                 "output_tokens": tokens(text),
-                "cache_creation_input_tokens": 0,
-                "cache_read_input_tokens": 0,
+                "cache_creation_input_tokens": written,
+                "cache_read_input_tokens": read,
                 "service_tier": "standard",
             },
         }

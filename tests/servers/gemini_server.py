@@ -16,6 +16,7 @@ from typing import Any
 
 from medeval.adapters.base import Message
 from medeval.testing.loopback import Dialect, LoopbackServer, Prompt, ReceivedRequest, Reply, tokens
+from medeval.testing.prompt_cache import prompt_parts
 from tests.servers.batches import Answer, Batch, BatchBook, ItemOutcome
 
 ROUTE = re.compile(r"^/(v1|v1beta)/models/([^/:]+):generateContent$")
@@ -74,6 +75,7 @@ async def _generate(request: ReceivedRequest, server: LoopbackServer) -> Reply:
     )
     text = await server.responder(prompt)
     prompt_tokens = tokens(system + "".join(m.content for m in prompt.messages))
+    cached = min(prompt_tokens, server.prompt_cache.implicit(prompt_parts(system, prompt.messages)))
     return Reply(
         body={
             "candidates": [
@@ -83,6 +85,7 @@ async def _generate(request: ReceivedRequest, server: LoopbackServer) -> Reply:
                 "promptTokenCount": prompt_tokens,
                 "candidatesTokenCount": tokens(text),
                 "thoughtsTokenCount": 0,
+                "cachedContentTokenCount": cached,
                 "totalTokenCount": prompt_tokens + tokens(text),
             },
             "modelVersion": server.served_model(model),

@@ -23,6 +23,7 @@ from xai_sdk.proto import batch_pb2, batch_pb2_grpc, chat_pb2, chat_pb2_grpc, sa
 
 from medeval.adapters.base import Message
 from medeval.testing.loopback import REDACTED, SNAPSHOT, Prompt, default_responder, tokens
+from medeval.testing.prompt_cache import PromptCache, prompt_parts
 from tests.servers.batches import Batch, BatchBook
 
 
@@ -58,14 +59,14 @@ class _Chat(chat_pb2_grpc.ChatServicer):  # type: ignore[misc]
             context.abort(grpc.StatusCode.NOT_FOUND, f"The model {request.model} does not exist")
         if fault is not None and fault.empty:
             return chat_pb2.GetChatCompletionResponse(id="empty", model=request.model)
-        return complete(request, f"xai-resp-{len(self.server.calls):06d}")
+        return complete(request, f"xai-resp-{len(self.server.calls):06d}", self.server)
 
 
-def complete(request: Any, response_id: str) -> Any:
-    return asyncio.run(acomplete(request, response_id))
+def complete(request: Any, response_id: str, server: XAIServer | None = None) -> Any:
+    return asyncio.run(acomplete(request, response_id, server))
 
 
-async def acomplete(request: Any, response_id: str) -> Any:
+async def acomplete(request: Any, response_id: str, server: XAIServer | None = None) -> Any:
     """The answer to a GetCompletionsRequest, for a direct call or a batch item alike."""
     roles = {
         chat_pb2.ROLE_SYSTEM: "system",
@@ -89,6 +90,10 @@ async def acomplete(request: Any, response_id: str) -> Any:
     )
     text = await default_responder(prompt)
     prompt_tokens = tokens(system + "".join(m.content for m in messages))
+    cached = 0
+    if server is not None:  # a direct call reads the server's prompt cache; a thread per call
+        with server._lock:
+            cached = min(prompt_tokens, server.prompt_cache.implicit(prompt_parts(system, messages)))
     return chat_pb2.GetChatCompletionResponse(
         id=response_id,
         model=f"{request.model}-{SNAPSHOT}",
@@ -105,7 +110,7 @@ async def acomplete(request: Any, response_id: str) -> Any:
             completion_tokens=tokens(text),
             total_tokens=prompt_tokens + tokens(text),
             reasoning_tokens=0,
-            cached_prompt_text_tokens=0,
+            cached_prompt_text_tokens=cached,
         ),
     )
 
@@ -233,6 +238,7 @@ class XAIServer:
         self.fail_adds = 0
         self.unknown_models = set(unknown_models)
         self.calls: list[GrpcCall] = []
+        self.prompt_cache = PromptCache()
         self._faults: deque[GrpcFault | None] = deque(faults)
         self._lock = threading.Lock()
         self.stopping = threading.Event()

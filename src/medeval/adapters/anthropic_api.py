@@ -91,6 +91,8 @@ class AnthropicAdapter(CatalogModel, BatchAPI):
         }
         if request.system:
             body["system"] = request.system
+        if request.stable_prefix is not None:
+            sent["cache_control"] = mark_breakpoints(body, request)
         if request.output_schema is not None:
             body["output_config"] = {
                 "format": {"type": "json_schema", "schema": request.output_schema.json_schema}
@@ -136,12 +138,7 @@ class AnthropicAdapter(CatalogModel, BatchAPI):
             fingerprint=None,  # Anthropic reports none
             response_id=message.id,
             request_id=request_id,
-            usage=Usage(
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-                reasoning_tokens=thinking,
-                cached_tokens=usage.cache_read_input_tokens,
-            ),
+            usage=usage_of(usage, thinking),
             latency_ms=latency,
             finish_reason=message.stop_reason,
             sampling_sent=sent,
@@ -258,6 +255,44 @@ ERROR_STATUS = {
     "gateway_timeout_error": 504,
     "overloaded_error": 529,
 }
+
+
+#: Anthropic caches a prefix only where a block says so; the default 5-minute lifetime is refreshed
+#: by every hit, which a run's stream of judge calls keeps doing.
+EPHEMERAL = {"type": "ephemeral"}
+
+
+def mark_breakpoints(body: dict[str, Any], request: ChatRequest) -> list[str]:
+    """Cache breakpoints on the system prompt and at the end of the stable prefix of the first
+    message (agents/boundary.prefixed_message), the first message split in two text blocks there;
+    the names of the places marked, for the record."""
+    marked: list[str] = []
+    if request.system:
+        body["system"] = [{"type": "text", "text": request.system, "cache_control": EPHEMERAL}]
+        marked.append("system")
+    stable, rest = request.split_first_message()
+    if stable:
+        first = body["messages"][0]
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": stable, "cache_control": EPHEMERAL}]
+        if rest:
+            blocks.append({"type": "text", "text": rest})
+        first["content"] = blocks
+        marked.append("stable_prefix")
+    return marked
+
+
+def usage_of(usage: Any, thinking: int | None) -> Usage:
+    """Anthropic counts cache reads and writes apart from `input_tokens`; the record's input is
+    all of them, as the other providers count it, with the cached and written parts named."""
+    read = usage.cache_read_input_tokens
+    written = usage.cache_creation_input_tokens
+    return Usage(
+        input_tokens=usage.input_tokens + (read or 0) + (written or 0),
+        output_tokens=usage.output_tokens,
+        reasoning_tokens=thinking,
+        cached_tokens=read,
+        cache_write_tokens=written,
+    )
 
 
 def create(model: str) -> ModelAPI:

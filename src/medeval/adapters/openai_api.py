@@ -30,6 +30,7 @@ from medeval.adapters.catalog import (
 from medeval.adapters.ratelimits import rate_limits
 from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
 from medeval.errors import ConfigError
+from medeval.hashing import sha256_text
 from medeval.keys import endpoint, find_key, require_key
 
 DEFAULT_TIMEOUT = 120.0
@@ -135,6 +136,11 @@ class OpenAIAdapter(CatalogModel, BatchAPI):
 
     async def generate(self, request: ChatRequest) -> ChatResponse:
         sent, dropped = filter_sampling(request, self.family)
+        if request.stable_prefix is not None and self.provider == "openai":
+            # OpenAI routes by the first few hundred tokens, the same judge system prompt in every
+            # call; a key per stable prefix (one scenario's key and group) spreads the judges'
+            # calls over machines that each hold one prefix. Other servers may refuse the field.
+            sent["prompt_cache_key"] = prompt_cache_key(request)
         responses = self.family.api == "responses"
         body = self._responses_body(request, sent) if responses else self._chat_body(request, sent)
         started = time.perf_counter()
@@ -208,6 +214,8 @@ class OpenAIAdapter(CatalogModel, BatchAPI):
             body[self.family.max_tokens_field] = sent["max_output_tokens"]
         if "reasoning_effort" in sent:
             body["reasoning_effort"] = sent["reasoning_effort"]
+        if "prompt_cache_key" in sent:
+            body["prompt_cache_key"] = sent["prompt_cache_key"]
         if request.output_schema is not None:
             schema = request.output_schema.json_schema
             body["response_format"] = {
@@ -235,6 +243,8 @@ class OpenAIAdapter(CatalogModel, BatchAPI):
             body["max_output_tokens"] = sent["max_output_tokens"]
         if "reasoning_effort" in sent:
             body["reasoning"] = {"effort": sent["reasoning_effort"]}
+        if "prompt_cache_key" in sent:
+            body["prompt_cache_key"] = sent["prompt_cache_key"]
         if request.output_schema is not None:
             schema = request.output_schema.json_schema
             body["text"] = {
@@ -267,6 +277,13 @@ class OpenAICompatibleAdapter(OpenAIAdapter):
     def _key(self) -> str:
         # Local servers need no key; OpenRouter and hosted vLLM do, through the same variable.
         return find_key(self.key_variables) or NO_KEY_PLACEHOLDER
+
+
+def prompt_cache_key(request: ChatRequest) -> str:
+    """A routing key naming the request's stable prefix (system prompt and the first message's
+    stable part): a hash, so nothing of the prompt itself is sent twice."""
+    stable, _ = request.split_first_message()
+    return "medeval-" + sha256_text(f"{request.system}\x1e{stable}")[:24]
 
 
 def _provider_message(error: openai.APIStatusError) -> str:

@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from medeval.adapters.base import ChatRequest, Message, OutputSchema
+from medeval.testing.prompt_cache import PromptCache
 
 SNAPSHOT = "2026-11-01"
 TARGET_ANSWER = (
@@ -223,6 +224,8 @@ class LoopbackServer:
         #: Headers added to every reply, from the request (rate-limit headers, say).
         self.reply_headers = reply_headers
         self.requests: list[ReceivedRequest] = []
+        #: Prefixes seen so far, so replies report cached input tokens as a provider would.
+        self.prompt_cache = PromptCache()
         self._schedule = _Schedule(deque(faults), fault_rate, tuple(rate_faults), random.Random(seed))
         self._lock = threading.Lock()
         self._count = 0

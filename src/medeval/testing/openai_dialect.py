@@ -9,6 +9,7 @@ from typing import Any
 from medeval.adapters.base import Message
 from medeval.hashing import sha256_text
 from medeval.testing.loopback import Dialect, LoopbackServer, Prompt, ReceivedRequest, Reply, tokens
+from medeval.testing.prompt_cache import prompt_parts
 
 
 def _text_of(content: Any) -> str:
@@ -61,6 +62,7 @@ async def _openai_chat(
     )
     text = await server.responder(prompt)
     prompt_tokens = tokens(system + "".join(m.content for m in turns))
+    cached = min(prompt_tokens, server.prompt_cache.implicit(prompt_parts(prompt.system, prompt.messages)))
     return Reply(
         body={
             "id": f"chatcmpl-{request.index:06d}{sha256_text(text)[:8]}",
@@ -81,7 +83,7 @@ async def _openai_chat(
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": tokens(text),
                 "total_tokens": prompt_tokens + tokens(text),
-                "prompt_tokens_details": {"cached_tokens": 0},
+                "prompt_tokens_details": {"cached_tokens": cached},
                 "completion_tokens_details": {"reasoning_tokens": 0},
             },
         }
@@ -105,6 +107,7 @@ async def _openai_responses(
     )
     text = await server.responder(prompt)
     prompt_tokens = tokens(prompt.system + "".join(m.content for m in turns))
+    cached = min(prompt_tokens, server.prompt_cache.implicit(prompt_parts(prompt.system, prompt.messages)))
     return Reply(
         body={
             "id": f"resp_{request.index:06d}{sha256_text(text)[:8]}",
@@ -129,7 +132,7 @@ async def _openai_responses(
                 "input_tokens": prompt_tokens,
                 "output_tokens": tokens(text),
                 "total_tokens": prompt_tokens + tokens(text),
-                "input_tokens_details": {"cached_tokens": 0},
+                "input_tokens_details": {"cached_tokens": cached},
                 "output_tokens_details": {"reasoning_tokens": 0},
             },
         }
