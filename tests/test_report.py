@@ -285,7 +285,7 @@ def test_agreement_review_and_unscored_items_are_reported(tmp_path: Path) -> Non
     assert "- Trials sent to manual review: 1" in markdown
     assert "runr-t00002" in markdown
     assert "invalid JSON after 3 attempts" in markdown
-    assert "| target | fake:a | 1 | 10 | 5 | unknown |" in markdown  # no cost_usd recorded
+    assert "| target | fake:a | 1 | 10 | unknown | 5 | unknown |" in markdown  # no cost_usd recorded
     html = paths.html.read_text(encoding="utf-8")
     assert '<a href="#t2" class="review-link">runr-t00002</a>' in html
     assert '<mark class="v-pending" data-claims="t2-T_QG1.c1"' in html  # undecided claim, highlighted

@@ -13,6 +13,26 @@ from medeval.gateway import Gateway
 from medeval.trial import TrialPlan
 
 
+def prefix_reuse(config: RunConfig, plans: list[TrialPlan]) -> dict[str, tuple[int, int]]:
+    """Judge calls per spec that write their stable prefix (system prompt, answer key, checklist)
+    to a provider's prompt cache, and those that read it: the first call per scenario, group and
+    judge writes, every later one reads (agents/boundary.prefixed_message)."""
+    seen: set[tuple[str, str, str]] = set()
+    reuse: dict[str, list[int]] = {}
+    for plan in plans:
+        for turn in plan.scenario.scripted_turns:
+            if not turn.scored:
+                continue
+            group = turn.question_group or plan.scenario.scenario_id
+            for index in range(config.judge_count):
+                spec = config.judge_spec(index)
+                key = (plan.scenario.scenario_id, group, spec)
+                counts = reuse.setdefault(spec, [0, 0])
+                counts[key in seen] += 1
+                seen.add(key)
+    return {spec: (writes, reads) for spec, (writes, reads) in reuse.items()}
+
+
 def expected_calls(
     config: RunConfig, plans: list[TrialPlan], batched: Container[str] = ()
 ) -> tuple[dict[str, int], dict[str, int]]:
@@ -44,8 +64,17 @@ def check_budget(
         return
     discounts = batch_discounts or {}
     direct, batched = expected_calls(config, plans, discounts)
-    estimate, unpriced = estimate_cost(direct, prices)
-    batch_estimate, batch_unpriced = estimate_cost(batched, prices, batch_discounts=discounts)
+    # Judge calls after the first per scenario, group and judge read the key from a prompt cache.
+    reuse = prefix_reuse(config, plans)
+    estimate, unpriced = estimate_cost(
+        direct, prices, prefixes={s: n for s, n in reuse.items() if s not in discounts}
+    )
+    batch_estimate, batch_unpriced = estimate_cost(
+        batched,
+        prices,
+        batch_discounts=discounts,
+        prefixes={s: n for s, n in reuse.items() if s in discounts},
+    )
     estimate += batch_estimate
     unpriced += batch_unpriced
     if unpriced:
@@ -56,7 +85,8 @@ def check_budget(
     if spent + estimate > config.max_cost:
         already = f", {dollars(spent)} already spent" if spent else ""
         raise ConfigError(
-            f"estimated cost {dollars(spent + estimate)} ({len(plans)} trials at typical token counts"
+            f"estimated cost {dollars(spent + estimate)} ({len(plans)} trials at typical token counts, "
+            "judges reading the answer key from prompt caches after its first call"
             f"{already}) exceeds --max-cost {dollars(config.max_cost)}; "
             "raise --max-cost or run fewer scenarios, targets or epochs"
         )

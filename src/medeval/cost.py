@@ -10,7 +10,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from medeval.adapters.base import Usage
 from medeval.adapters.registry import parse_spec
@@ -20,6 +20,9 @@ from medeval.errors import ConfigError
 #: judge prompt with its answer key in, a paragraph or a JSON verdict list out.
 TYPICAL_INPUT_TOKENS = 2000
 TYPICAL_OUTPUT_TOKENS = 500
+#: The stable prefix of a typical judge call (system prompt, answer key, checklist): a little under
+#: the 93% of a verifier request that benchmarks/prefix_share.py measures on the demo.
+TYPICAL_STABLE_SHARE = 0.9
 NOT_A_MODEL = frozenset({"rules"})
 PRICES_ENV = "MEDEVAL_PRICES"
 
@@ -34,6 +37,10 @@ class Price(BaseModel):
     #: Batch API prices, where the provider's differ from the adapter's `batch_discount`.
     batch_input: float | None = None
     batch_output: float | None = None
+    #: Input read from the provider's prompt cache; None: the provider's default ratio (below).
+    cached_input: float | None = None
+    #: Input written to the prompt cache (Anthropic); None: the provider's default ratio.
+    cache_write: float | None = None
 
     def batched(self, discount: float) -> tuple[float, float]:
         """(input, output) per unit through the batch API: the table's batch prices, else the
@@ -45,6 +52,28 @@ class Price(BaseModel):
         )
 
 
+class CacheRatio(BaseModel):
+    """Prompt-cache prices as fractions of a model's input price, for models without their own."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    read: float
+    write: float = 1.0
+    source: str
+
+
+#: Each provider's published cache discount (docs/performance.md, "Prompt caching", gives the pages).
+#: A provider not listed (openai-compatible servers, fake) is charged full input price.
+DEFAULT_CACHE_RATIOS: dict[str, CacheRatio] = {
+    "anthropic": CacheRatio(
+        read=0.1, write=1.25, source="Anthropic prompt caching pricing: reads 0.1x, 5-minute writes 1.25x"
+    ),
+    "openai": CacheRatio(read=0.1, source="OpenAI pricing, 2026-11: cached input 0.1x on current models"),
+    "google": CacheRatio(read=0.1, source="Google context caching overview: implicit hits 90% off"),
+    "xai": CacheRatio(read=0.25, source="xAI pricing: cached prompt tokens 0.25x (e.g. $0.50 vs $2)"),
+}
+
+
 class PriceTable(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -53,6 +82,8 @@ class PriceTable(BaseModel):
     unit: str
     note: str = ""
     models: dict[str, Price]
+    #: Per-provider defaults for a model whose entry names no cache prices.
+    cache_ratios: dict[str, CacheRatio] = Field(default_factory=lambda: dict(DEFAULT_CACHE_RATIOS))
 
     def price(self, spec: str) -> Price | None:
         """Exact spec, then the alias of a dated snapshot (gpt-4.1-2025-04-14), then `provider:*`."""
@@ -65,6 +96,21 @@ class PriceTable(BaseModel):
                 return price
         return self.models.get(f"{provider}:*")
 
+    def cache_prices(self, spec: str, price: Price) -> tuple[float, float]:
+        """$ per million tokens read from and written to the prompt cache for `spec`."""
+        ratio = self.cache_ratios.get(parse_spec(spec)[0])
+        read = (
+            price.cached_input
+            if price.cached_input is not None
+            else price.input * (ratio.read if ratio else 1)
+        )
+        write = (
+            price.cache_write
+            if price.cache_write is not None
+            else price.input * (ratio.write if ratio else 1)
+        )
+        return read, write
+
     def cost(self, spec: str, usage: Usage, *, batch_discount: float | None = None) -> float | None:
         """`batch_discount`: set when the call went through the provider's batch API."""
         price = self.price(spec)
@@ -74,7 +120,14 @@ class PriceTable(BaseModel):
             price.batched(batch_discount) if batch_discount is not None else (price.input, price.output)
         )
         tokens_in, tokens_out = usage.input_tokens or 0, usage.output_tokens or 0
-        return round((tokens_in * per_in + tokens_out * per_out) / 1_000_000, 8)
+        # `input_tokens` counts all input; the cached and written parts are priced as such, and a
+        # batch discount applies to them too (Anthropic's discounts stack).
+        read, written = usage.cached_tokens or 0, usage.cache_write_tokens or 0
+        fresh = max(tokens_in - read - written, 0)
+        read_price, write_price = self.cache_prices(spec, price)
+        keep = 1.0 - batch_discount if batch_discount is not None else 1.0
+        dollars = fresh * per_in + (read * read_price + written * write_price) * keep + tokens_out * per_out
+        return round(dollars / 1_000_000, 8)
 
 
 def load_prices(path: Path | None = None) -> PriceTable:
@@ -140,12 +193,19 @@ class CostMeter:
 
 
 def estimate_cost(
-    calls: dict[str, int], prices: PriceTable, *, batch_discounts: dict[str, float] | None = None
+    calls: dict[str, int],
+    prices: PriceTable,
+    *,
+    batch_discounts: dict[str, float] | None = None,
+    prefixes: dict[str, tuple[int, int]] | None = None,
 ) -> tuple[float, list[str]]:
     """Dollars for `calls` (spec -> number of calls) at typical token counts, and unpriced specs.
-    `batch_discounts` (spec -> discount): these calls go through the spec's batch API."""
+    `batch_discounts` (spec -> discount): these calls go through the spec's batch API. `prefixes`
+    (spec -> calls that write, calls that read a stable prefix) prices those calls' typical stable
+    share at the provider's cache-write and cache-read prices."""
     total, unpriced = 0.0, []
     typical = Usage(input_tokens=TYPICAL_INPUT_TOKENS, output_tokens=TYPICAL_OUTPUT_TOKENS)
+    stable = round(TYPICAL_INPUT_TOKENS * TYPICAL_STABLE_SHARE)
     for spec, count in sorted(calls.items()):
         if spec in NOT_A_MODEL or count == 0:
             continue
@@ -153,9 +213,25 @@ def estimate_cost(
         cost = prices.cost(spec, typical, batch_discount=discount)
         if cost is None:
             unpriced.append(spec)
-        else:
-            total += cost * count
+            continue
+        total += cost * count
+        writes, reads = (prefixes or {}).get(spec, (0, 0))
+        if writes or reads:
+            writing = typical.model_copy(update={"cache_write_tokens": stable})
+            reading = typical.model_copy(update={"cached_tokens": stable})
+            written = prices.cost(spec, writing, batch_discount=discount) or 0.0
+            read = prices.cost(spec, reading, batch_discount=discount) or 0.0
+            total += writes * (written - cost) + reads * (read - cost)
     return total, unpriced
+
+
+#: Token totals summed into summary.json (name there -> field of a call's usage).
+TOKEN_FIELDS = {
+    "input": "input_tokens",
+    "cached_input": "cached_tokens",
+    "cache_write": "cache_write_tokens",
+    "output": "output_tokens",
+}
 
 
 def cost_totals(calls: list[dict[str, Any]]) -> dict[str, Any]:
@@ -165,9 +241,14 @@ def cost_totals(calls: list[dict[str, Any]]) -> dict[str, Any]:
     by_model: dict[str, float] = defaultdict(float)
     unpriced: set[str] = set()
     total = 0.0
+    tokens = dict.fromkeys(TOKEN_FIELDS, 0)
     for call in calls:
         if "response" not in call:
             continue
+        if call.get("cache") != "hit":  # a response-cache hit sent nothing to a provider
+            usage = call.get("usage") or {}
+            for name, field in TOKEN_FIELDS.items():
+                tokens[name] += int(usage.get(field) or 0)
         cost = call.get("cost_usd")
         if cost is None:
             unpriced.add(str(call.get("spec")))
@@ -183,4 +264,15 @@ def cost_totals(calls: list[dict[str, Any]]) -> dict[str, Any]:
         "by_target": {k: round(v, 6) for k, v in sorted(by_target.items())},
         "by_model": {k: round(v, 6) for k, v in sorted(by_model.items())},
         "unpriced_models": sorted(unpriced),
+        "tokens": tokens,
     }
+
+
+def prompt_cache_text(tokens: dict[str, int]) -> str | None:
+    """'12,400 of 30,000 input tokens read from prompt caches (2,100 written)', or None when no
+    call read or wrote a prompt cache."""
+    read, written = tokens.get("cached_input", 0), tokens.get("cache_write", 0)
+    if not read and not written:
+        return None
+    text = f"{read:,} of {tokens.get('input', 0):,} input tokens read from prompt caches"
+    return text + (f" ({written:,} written)" if written else "")

@@ -12,6 +12,7 @@ from medeval.adapters.registry import parse_spec, providers, suggestion
 from medeval.audit import verify_run
 from medeval.cache import CacheMode
 from medeval.config import RunConfig
+from medeval.cost import prompt_cache_text
 from medeval.errors import EXIT_COMPLETE, EXIT_FAILED_TRIALS, EXIT_MAX_COST, UserError
 from medeval.orchestrator import RunInterrupted, RunResult, resume_config
 from medeval.runwriter import latest_trials, target_failed
@@ -165,6 +166,9 @@ def report_outcome(result: RunResult, console: Console) -> None:
         + (f" (unpriced: {', '.join(cost['unpriced_models'])})" if cost.get("unpriced_models") else ""),
         soft_wrap=True,
     )
+    cached = prompt_cache_text(cost.get("tokens") or {})
+    if cached:
+        console.print(f"prompt cache: {cached}", soft_wrap=True)
     heads = summary.get("chains", {})
     if heads:
         console.print(

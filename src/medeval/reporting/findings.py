@@ -57,6 +57,9 @@ class Usage(BaseModel):
     input_tokens: int | None
     output_tokens: int | None
     cost_usd: float | None
+    #: Of the input, read from (and written to) a provider's prompt cache.
+    cached_tokens: int | None = None
+    cache_write_tokens: int | None = None
 
 
 class UnscoredItem(BaseModel):
@@ -236,12 +239,22 @@ def _per_group_agreement(corpus: Corpus) -> list[GroupAgreement]:
 def _usage(corpus: Corpus) -> list[Usage]:
     rows = corpus.query(
         "SELECT role, spec, count(*), sum(usage.input_tokens), sum(usage.output_tokens), "
-        "CASE WHEN count(cost_usd) = 0 THEN NULL ELSE sum(cost_usd) END "
+        "CASE WHEN count(cost_usd) = 0 THEN NULL ELSE sum(cost_usd) END, "
+        "sum(usage.cached_tokens), sum(usage.cache_write_tokens) "
         "FROM calls GROUP BY 1, 2 ORDER BY 1, 2"
     )
     return [
-        Usage(role=r, spec=s, calls=c, input_tokens=i, output_tokens=o, cost_usd=cost)
-        for r, s, c, i, o, cost in rows
+        Usage(
+            role=r,
+            spec=s,
+            calls=c,
+            input_tokens=i,
+            output_tokens=o,
+            cost_usd=cost,
+            cached_tokens=cached,
+            cache_write_tokens=written,
+        )
+        for r, s, c, i, o, cost, cached, written in rows
     ]
 
 

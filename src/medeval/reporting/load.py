@@ -79,7 +79,9 @@ BATCH = 10_000
 CALL_COLUMNS: dict[str, str] = {
     "role": "VARCHAR",
     "spec": "VARCHAR",
-    "usage": "STRUCT(input_tokens BIGINT, output_tokens BIGINT)",
+    "usage": (
+        "STRUCT(input_tokens BIGINT, output_tokens BIGINT, cached_tokens BIGINT, cache_write_tokens BIGINT)"
+    ),
     "latency_ms": "DOUBLE",
     "cost_usd": "DOUBLE",
 }

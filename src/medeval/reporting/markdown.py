@@ -350,12 +350,24 @@ def usage_lines(data: ReportData) -> list[str]:
             u.spec,
             u.calls,
             u.input_tokens if u.input_tokens is not None else "unknown",
+            cached_cell(u.cached_tokens, u.cache_write_tokens),
             u.output_tokens if u.output_tokens is not None else "unknown",
             "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}",
         )
         for u in data.findings.usage
     ]
-    return [*lines, *table(("Role", "Model", "Calls", "Input tokens", "Output tokens", "Cost (USD)"), rows)]
+    header = ("Role", "Model", "Calls", "Input tokens", "of which cached", "Output tokens", "Cost (USD)")
+    note = (
+        "Cached input was read from the provider's prompt cache and is priced lower (written: priced higher)."
+    )
+    return [*lines, *table(header, rows), "", note]
+
+
+def cached_cell(read: int | None, written: int | None) -> str:
+    """Input tokens read from a prompt cache, with those written to it when there were any."""
+    if read is None and written is None:
+        return "unknown"
+    return f"{read or 0}" + (f"; {written} written" if written else "")
 
 
 def unscored_lines(data: ReportData) -> list[str]:
