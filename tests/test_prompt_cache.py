@@ -253,6 +253,18 @@ def test_a_run_with_anthropic_judges_reads_the_key_from_cache_prices_and_sums_it
     assert tokens["cached_input"] == sum(c["usage"].get("cached_tokens") or 0 for c in provider_calls) > 0
     assert tokens["cache_write"] == sum(c["usage"].get("cache_write_tokens") or 0 for c in provider_calls) > 0
     assert summary["cost"]["total_usd"] == pytest.approx(sum(c["cost_usd"] for c in provider_calls), abs=1e-5)
+    # report.md's token table shows the verifiers' cached input beside their input.
+    from medeval.reporting.build import build_report
+
+    read = sum(c["usage"]["cached_tokens"] for c in verifiers)
+    written = sum(c["usage"]["cache_write_tokens"] for c in verifiers)
+    markdown = build_report([result.store.directory], tmp_path / "report").markdown.read_text(
+        encoding="utf-8"
+    )
+    assert (
+        f"| verifier | {judge} | {len(verifiers)} |" in markdown
+        and f"| {read}; {written} written |" in markdown
+    )
     console = Console(record=True, width=200)
     report_outcome(result, console)
     assert (
