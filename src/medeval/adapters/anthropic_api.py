@@ -29,6 +29,7 @@ from medeval.adapters.catalog import (
 )
 from medeval.adapters.ratelimits import rate_limits
 from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
+from medeval.adapters.tls import shared_tls_context
 from medeval.keys import endpoint, require_key
 
 DEFAULT_TIMEOUT = 120.0
@@ -58,6 +59,8 @@ class AnthropicAdapter(CatalogModel, BatchAPI):
             max_retries=0,
             timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),
             open_telemetry=False,
+            # The SDK's own default client, with the process's one TLS context.
+            http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_tls_context()),
         )
         #: What each batch item submitted by this process sent and dropped, by custom id: the
         #: results carry only the reply, and the record must say what the request applied.

@@ -7,9 +7,7 @@ gateway's one retry policy sees and records every attempt.
 
 from __future__ import annotations
 
-import functools
 import json
-import ssl
 import time
 from datetime import date
 from typing import Any
@@ -29,6 +27,7 @@ from medeval.adapters.catalog import (
 )
 from medeval.adapters.ratelimits import rate_limits
 from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
+from medeval.adapters.tls import shared_tls_context
 from medeval.errors import ConfigError
 from medeval.hashing import sha256_text
 from medeval.keys import endpoint, find_key, require_key
@@ -36,13 +35,6 @@ from medeval.keys import endpoint, find_key, require_key
 DEFAULT_TIMEOUT = 120.0
 #: Sent when an openai-compatible server needs no key (Ollama, llama.cpp): the SDK insists on one.
 NO_KEY_PLACEHOLDER = "not-needed"
-
-
-@functools.cache
-def shared_tls_context() -> ssl.SSLContext:
-    """httpx2's default verifying context, built once per process (a context is safe to share):
-    building one reads the system's CA bundle, about 0.1 s of CPU for every model of every run."""
-    return httpx2.create_ssl_context()
 
 
 def default_http_client(base_url: str) -> httpx2.AsyncClient:
