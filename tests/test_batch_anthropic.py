@@ -17,7 +17,7 @@ from medeval.adapters.batch import BatchItem, BatchOutcome, supports_batch
 from medeval.testing.loopback import LoopbackServer
 from tests.servers.anthropic_server import anthropic_dialect
 from tests.servers.batches import BatchBook, ItemScript
-from tests.servers.helpers import SECRET, chat, leaks, verification_schema
+from tests.servers.helpers import SECRET, batch_items, comparable, leaks
 
 TODAY = date(2026, 11, 22)
 
@@ -37,16 +37,6 @@ def adapter(server: LoopbackServer) -> AnthropicAdapter:
     return AnthropicAdapter("claude-sonnet-5-5", api_key=SECRET, base_url=server.url, today=TODAY)
 
 
-def items(count: int = 3) -> list[BatchItem]:
-    return [
-        BatchItem(
-            custom_id=f"item-{n}",
-            request=chat(f"Question {n}?", schema=verification_schema() if n % 2 else None),
-        )
-        for n in range(count)
-    ]
-
-
 async def run_batch(
     subject: AnthropicAdapter, batch: list[BatchItem]
 ) -> tuple[str, list[Any], list[BatchOutcome]]:
@@ -55,15 +45,10 @@ async def run_batch(
     return batch_id, statuses, await subject.batch_results(batch_id)
 
 
-def comparable(response: ChatResponse) -> dict[str, Any]:
-    """What must be equal between a batch item's response and the direct call's."""
-    return response.model_dump(exclude={"response_id", "request_id", "latency_ms", "raw"})
-
-
 def test_each_item_sends_the_direct_calls_body_under_its_custom_id(server: LoopbackServer) -> None:
     subject = adapter(server)
     assert supports_batch(subject)
-    batch = items()
+    batch = batch_items()
 
     async def scenario() -> None:
         await subject.batch_submit(batch)
@@ -89,7 +74,7 @@ def test_states_map_and_a_held_batch_stays_in_progress_until_released() -> None:
         subject = adapter(server)
 
         async def scenario() -> tuple[Any, Any]:
-            batch_id = await subject.batch_submit(items(2))
+            batch_id = await subject.batch_submit(batch_items(2))
             first = await subject.batch_status(batch_id)
             book.release(batch_id)
             return first, await subject.batch_status(batch_id)
@@ -109,7 +94,7 @@ def test_results_are_matched_by_custom_id_and_equal_a_direct_call(
     server: LoopbackServer, book: BatchBook
 ) -> None:
     subject = adapter(server)
-    batch = items(4)
+    batch = batch_items(4)
 
     async def scenario() -> tuple[Any, list[BatchOutcome], list[ChatResponse]]:
         _, (status,), outcomes = await run_batch(subject, batch)
@@ -138,7 +123,7 @@ def test_partial_failure_follows_the_direct_retry_rules(server: LoopbackServer, 
     book.script("item-2", ItemScript.error(400, "messages: roles must alternate"))
     book.script("item-3", ItemScript.error(529, "Overloaded"))
     book.script("item-4", ItemScript("missing"))
-    _, (status,), outcomes = asyncio.run(run_batch(adapter(server), items(5)))
+    _, (status,), outcomes = asyncio.run(run_batch(adapter(server), batch_items(5)))
     assert (status.succeeded, status.failed) == (1, 3)
     by_id = {o.custom_id: o for o in outcomes}
     assert set(by_id) == {"item-0", "item-1", "item-2", "item-3"}  # item-4 is the engine's to retry
@@ -161,7 +146,7 @@ def test_expired_and_cancelled_items_are_retryable_failures() -> None:
         async def scenario() -> list[tuple[str, list[BatchOutcome]]]:
             ended = []
             for state in ("expired", "cancelled"):
-                batch_id = await subject.batch_submit(items(2))
+                batch_id = await subject.batch_submit(batch_items(2))
                 book.end_as(batch_id, state)  # type: ignore[arg-type]
                 status = await subject.batch_status(batch_id)
                 ended.append((status.state, await subject.batch_results(batch_id)))
@@ -182,7 +167,7 @@ def test_a_refused_submission_is_a_provider_error(server: LoopbackServer, book: 
 
     async def attempt() -> ProviderError:
         with pytest.raises(ProviderError) as caught:
-            await subject.batch_submit(items(1))
+            await subject.batch_submit(batch_items(1))
         return caught.value
 
     async def scenario() -> list[ProviderError]:
@@ -203,7 +188,7 @@ def test_an_unknown_batch_is_a_provider_error(server: LoopbackServer) -> None:
 
 def test_a_results_read_of_a_fresh_adapter_still_matches_by_custom_id(server: LoopbackServer) -> None:
     # A resumed run re-attaches with a new adapter: the reply is intact, matched by custom id.
-    batch_id = asyncio.run(adapter(server).batch_submit(items(2)))
+    batch_id = asyncio.run(adapter(server).batch_submit(batch_items(2)))
     fresh = adapter(server)
 
     async def scenario() -> list[BatchOutcome]:

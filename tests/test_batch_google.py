@@ -18,7 +18,7 @@ from medeval.adapters.google_api import GoogleAdapter
 from medeval.testing.loopback import LoopbackServer
 from tests.servers.batches import BatchBook, ItemScript
 from tests.servers.gemini_server import gemini_dialect
-from tests.servers.helpers import SECRET, chat, leaks, verification_schema
+from tests.servers.helpers import SECRET, batch_items, comparable, leaks
 
 TODAY = date(2026, 11, 22)
 
@@ -38,16 +38,6 @@ def adapter(server: LoopbackServer) -> GoogleAdapter:
     return GoogleAdapter("gemini-3.8-flash", api_key=SECRET, base_url=server.url, today=TODAY)
 
 
-def items(count: int = 3) -> list[BatchItem]:
-    return [
-        BatchItem(
-            custom_id=f"item-{n}",
-            request=chat(f"Question {n}?", schema=verification_schema() if n % 2 else None),
-        )
-        for n in range(count)
-    ]
-
-
 async def run_batch(
     subject: GoogleAdapter, batch: list[BatchItem]
 ) -> tuple[str, list[Any], list[BatchOutcome]]:
@@ -56,24 +46,10 @@ async def run_batch(
     return batch_id, statuses, await subject.batch_results(batch_id)
 
 
-def comparable(response: ChatResponse) -> dict[str, Any]:
-    """What must be equal between a batch item's response and the direct call's."""
-    # A prompt cache serves a repeated prefix on one call and not another: its count may differ.
-    return response.model_dump(
-        exclude={
-            "response_id": True,
-            "request_id": True,
-            "latency_ms": True,
-            "raw": True,
-            "usage": {"cached_tokens"},
-        }
-    )
-
-
 def test_each_item_sends_the_direct_calls_body_under_its_custom_id(server: LoopbackServer) -> None:
     subject = adapter(server)
     assert supports_batch(subject)
-    batch = items()
+    batch = batch_items()
 
     async def scenario() -> None:
         await subject.batch_submit(batch)
@@ -105,7 +81,7 @@ def test_states_map_and_a_held_batch_stays_in_progress_until_released() -> None:
         subject = adapter(server)
 
         async def scenario() -> tuple[Any, Any]:
-            batch_id = await subject.batch_submit(items(2))
+            batch_id = await subject.batch_submit(batch_items(2))
             first = await subject.batch_status(batch_id)
             book.release(batch_id)
             return first, await subject.batch_status(batch_id)
@@ -130,7 +106,7 @@ def test_results_are_matched_by_custom_id_and_equal_a_direct_call(
     server: LoopbackServer, book: BatchBook
 ) -> None:
     subject = adapter(server)
-    batch = items(4)
+    batch = batch_items(4)
 
     async def scenario() -> tuple[Any, list[BatchOutcome], list[ChatResponse]]:
         _, (status,), outcomes = await run_batch(subject, batch)
@@ -157,7 +133,7 @@ def test_partial_failure_follows_the_direct_retry_rules(server: LoopbackServer, 
     book.script("item-2", ItemScript.error(400, "messages: roles must alternate"))
     book.script("item-3", ItemScript.error(503, "The service is unavailable"))
     book.script("item-4", ItemScript("missing"))
-    _, (status,), outcomes = asyncio.run(run_batch(adapter(server), items(5)))
+    _, (status,), outcomes = asyncio.run(run_batch(adapter(server), batch_items(5)))
     assert (status.succeeded, status.failed) == (1, 3)
     by_id = {o.custom_id: o for o in outcomes}
     assert set(by_id) == {"item-0", "item-1", "item-2", "item-3"}  # item-4 is the engine's to retry
@@ -180,7 +156,7 @@ def test_expired_and_cancelled_items_are_retryable_failures() -> None:
         async def scenario() -> list[tuple[str, list[BatchOutcome]]]:
             ended = []
             for state in ("expired", "cancelled"):
-                batch_id = await subject.batch_submit(items(2))
+                batch_id = await subject.batch_submit(batch_items(2))
                 book.end_as(batch_id, state)  # type: ignore[arg-type]
                 status = await subject.batch_status(batch_id)
                 ended.append((status.state, await subject.batch_results(batch_id)))
@@ -201,7 +177,7 @@ def test_a_refused_submission_is_a_provider_error(server: LoopbackServer, book: 
 
     async def attempt() -> ProviderError:
         with pytest.raises(ProviderError) as caught:
-            await subject.batch_submit(items(1))
+            await subject.batch_submit(batch_items(1))
         return caught.value
 
     async def scenario() -> list[ProviderError]:
@@ -222,7 +198,7 @@ def test_an_unknown_batch_is_a_provider_error(server: LoopbackServer) -> None:
 
 def test_a_results_read_of_a_fresh_adapter_still_matches_by_custom_id(server: LoopbackServer) -> None:
     # A resumed run re-attaches with a new adapter: the reply is intact, matched by custom id.
-    batch_id = asyncio.run(adapter(server).batch_submit(items(2)))
+    batch_id = asyncio.run(adapter(server).batch_submit(batch_items(2)))
     fresh = adapter(server)
 
     async def scenario() -> list[BatchOutcome]:
@@ -241,7 +217,7 @@ def test_a_failed_job_reads_as_failed_with_no_results() -> None:
         subject = adapter(server)
 
         async def scenario() -> tuple[Any, list[BatchOutcome]]:
-            batch_id = await subject.batch_submit(items(2))
+            batch_id = await subject.batch_submit(batch_items(2))
             book.end_as(batch_id, "failed")
             return await subject.batch_status(batch_id), await subject.batch_results(batch_id)
 
@@ -259,7 +235,7 @@ def test_inline_output_is_matched_by_its_key_and_never_by_position(echo_keys: bo
         subject = adapter(server)
 
         async def scenario() -> list[BatchOutcome]:
-            batch_id = await subject.batch_submit(items(3))
+            batch_id = await subject.batch_submit(batch_items(3))
             await subject.batch_status(batch_id)
             return await subject.batch_results(batch_id)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from datetime import date
-from typing import Any
 
 import pytest
 from google.protobuf import json_format
@@ -17,7 +16,7 @@ from medeval.adapters.base import ChatResponse, ProviderError
 from medeval.adapters.batch import BatchItem, BatchOutcome, BatchStatus, supports_batch
 from medeval.adapters.xai_api import XAIAdapter
 from tests.servers.batches import BatchBook, ItemScript
-from tests.servers.helpers import SECRET, chat, leaks, verification_schema
+from tests.servers.helpers import SECRET, batch_items, comparable, leaks
 from tests.servers.xai_grpc import XAIServer
 
 TODAY = date(2026, 11, 22)
@@ -33,39 +32,16 @@ def adapter(server: XAIServer) -> XAIAdapter:
     return XAIAdapter("grok-4.3", api_key=SECRET, api_host=server.host, today=TODAY)
 
 
-def items(count: int = 3) -> list[BatchItem]:
-    return [
-        BatchItem(
-            custom_id=f"item-{n}",
-            request=chat(f"Question {n}?", schema=verification_schema() if n % 2 else None),
-        )
-        for n in range(count)
-    ]
-
-
 async def run_batch(subject: XAIAdapter, batch: list[BatchItem]) -> tuple[BatchStatus, list[BatchOutcome]]:
     batch_id = await subject.batch_submit(batch)
     status = await subject.batch_status(batch_id)
     return status, await subject.batch_results(batch_id)
 
 
-def comparable(response: ChatResponse) -> dict[str, Any]:
-    # A prompt cache serves a repeated prefix on one call and not another: its count may differ.
-    return response.model_dump(
-        exclude={
-            "response_id": True,
-            "request_id": True,
-            "latency_ms": True,
-            "raw": True,
-            "usage": {"cached_tokens"},
-        }
-    )
-
-
 def test_each_added_request_is_the_direct_request_under_its_custom_id(server: XAIServer) -> None:
     subject = adapter(server)
     assert supports_batch(subject)
-    batch = items()
+    batch = batch_items()
 
     async def scenario() -> None:
         await subject.batch_submit(batch)
@@ -91,7 +67,7 @@ def test_counts_map_to_states_and_a_held_batch_stays_in_progress() -> None:
         subject = adapter(server)
 
         async def scenario() -> tuple[BatchStatus, BatchStatus]:
-            batch_id = await subject.batch_submit(items(2))
+            batch_id = await subject.batch_submit(batch_items(2))
             first = await subject.batch_status(batch_id)
             book.release(batch_id)
             second = await subject.batch_status(batch_id)
@@ -116,7 +92,7 @@ def test_counts_map_to_states_and_a_held_batch_stays_in_progress() -> None:
 
 def test_paged_results_are_matched_by_custom_id_and_equal_a_direct_call(server: XAIServer) -> None:
     subject = adapter(server)
-    batch = items(5)  # three pages of two
+    batch = batch_items(5)  # three pages of two
 
     async def scenario() -> tuple[BatchStatus, list[BatchOutcome], list[ChatResponse]]:
         status, outcomes = await run_batch(subject, batch)
@@ -152,7 +128,7 @@ def test_partial_failure_follows_the_grpc_retry_rules(server: XAIServer) -> None
     subject = adapter(server)
 
     async def scenario() -> tuple[BatchStatus, list[BatchOutcome]]:
-        result = await run_batch(subject, items(5))
+        result = await run_batch(subject, batch_items(5))
         await subject.aclose()
         return result
 
@@ -175,7 +151,7 @@ def test_a_cancelled_or_expired_batch_maps_and_keeps_what_finished() -> None:
         async def scenario() -> list[tuple[str, list[BatchOutcome]]]:
             ended = []
             for state in ("cancelled", "expired"):
-                batch_id = await subject.batch_submit(items(2))
+                batch_id = await subject.batch_submit(batch_items(2))
                 book.end_as(batch_id, state)  # type: ignore[arg-type]
                 status = await subject.batch_status(batch_id)
                 ended.append((status.state, await subject.batch_results(batch_id)))
@@ -193,7 +169,7 @@ def test_failed_creation_and_failed_add_are_provider_errors_and_cancel_the_batch
 
     async def attempt() -> ProviderError:
         with pytest.raises(ProviderError) as caught:
-            await subject.batch_submit(items(1))
+            await subject.batch_submit(batch_items(1))
         return caught.value
 
     async def scenario() -> list[ProviderError]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from medeval.adapters.base import ChatRequest, Message, ModelAPI, OutputSchema, Sampling
+from medeval.adapters.base import ChatRequest, ChatResponse, Message, ModelAPI, OutputSchema, Sampling
+from medeval.adapters.batch import BatchItem
 from medeval.adapters.retry import RetryPolicy
 from medeval.gateway import CallContext, Gateway
 
@@ -59,3 +60,28 @@ def verification_schema() -> OutputSchema:
 
 def leaks(secret: str, *things: Any) -> bool:
     return any(secret in json.dumps(thing, default=str) for thing in things)
+
+
+def batch_items(count: int = 3) -> list[BatchItem]:
+    """Batch items for the provider batch tests: every other one carries the judge's schema."""
+    return [
+        BatchItem(
+            custom_id=f"item-{n}",
+            request=chat(f"Question {n}?", schema=verification_schema() if n % 2 else None),
+        )
+        for n in range(count)
+    ]
+
+
+def comparable(response: ChatResponse) -> dict[str, Any]:
+    """What must be equal between a batch item's response and the direct call's. A prompt cache
+    serves a repeated prefix on one call and not another, so the cached count may differ."""
+    return response.model_dump(
+        exclude={
+            "response_id": True,
+            "request_id": True,
+            "latency_ms": True,
+            "raw": True,
+            "usage": {"cached_tokens"},
+        }
+    )
