@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from medeval.schemas import Span
 
@@ -174,6 +175,14 @@ def _ends_sentence(text: str, match: re.Match[str]) -> bool:
 
 def sentences(answer: str) -> list[Piece]:
     """Sentences of the answer: a line break or a sentence-ending mark ends one."""
+    return list(_sentences(answer))
+
+
+# One answer is split again by every reader of a trial (claims, each group's items, grounding):
+# splitting is pure and Pieces are frozen, so the split is kept for the most recent answers. It was
+# about a quarter of the harness's CPU per trial (docs/performance.md).
+@lru_cache(maxsize=256)
+def _sentences(answer: str) -> tuple[Piece, ...]:
     out: list[Piece] = []
     for line in plain_lines(answer):
         if CELL in line.text:
@@ -186,7 +195,7 @@ def sentences(answer: str) -> list[Piece]:
             out.append(line.sub(start, match.end()))
             start = match.end()
         out.append(line.sub(start, len(line.text)))
-    return [s.strip() for s in out if re.search(r"[A-Za-z0-9]", s.text)]
+    return tuple(s.strip() for s in out if re.search(r"[A-Za-z0-9]", s.text))
 
 
 # Between the cells of a table row in the plain text.
