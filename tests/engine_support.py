@@ -126,3 +126,18 @@ def direct_and_batched(
         gateway = build_gateway(this, adapters=adapters, sleep=settle)
         runs.append(asyncio.run(execute(this, gateway)).store.directory)
     return runs[0], runs[1]
+
+
+class Clock:
+    """A clock the fake sleeper advances: the limiter's waits take no real time."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from medeval.adapters.base import ChatResponse, ProviderError
-from medeval.adapters.batch import BatchItem, BatchOutcome, supports_batch
+from medeval.adapters.batch import BatchOutcome, supports_batch
 from medeval.adapters.google_api import GoogleAdapter
 from medeval.testing.loopback import LoopbackServer
 from tests.servers.batches import BatchBook, ItemScript
 from tests.servers.gemini_server import gemini_dialect
-from tests.servers.helpers import SECRET, batch_items, comparable, leaks
+from tests.servers.helpers import SECRET, batch_items, comparable, leaks, run_batch
 
 TODAY = date(2026, 11, 22)
 
@@ -36,14 +36,6 @@ def server(book: BatchBook) -> Iterator[LoopbackServer]:
 
 def adapter(server: LoopbackServer) -> GoogleAdapter:
     return GoogleAdapter("gemini-3.8-flash", api_key=SECRET, base_url=server.url, today=TODAY)
-
-
-async def run_batch(
-    subject: GoogleAdapter, batch: list[BatchItem]
-) -> tuple[str, list[Any], list[BatchOutcome]]:
-    batch_id = await subject.batch_submit(batch)
-    statuses = [await subject.batch_status(batch_id)]
-    return batch_id, statuses, await subject.batch_results(batch_id)
 
 
 def test_each_item_sends_the_direct_calls_body_under_its_custom_id(server: LoopbackServer) -> None:
@@ -109,7 +101,7 @@ def test_results_are_matched_by_custom_id_and_equal_a_direct_call(
     batch = batch_items(4)
 
     async def scenario() -> tuple[Any, list[BatchOutcome], list[ChatResponse]]:
-        _, (status,), outcomes = await run_batch(subject, batch)
+        status, outcomes = await run_batch(subject, batch)
         return status, outcomes, [await subject.generate(item.request) for item in batch]
 
     status, outcomes, directs = asyncio.run(scenario())
@@ -133,7 +125,7 @@ def test_partial_failure_follows_the_direct_retry_rules(server: LoopbackServer, 
     book.script("item-2", ItemScript.error(400, "messages: roles must alternate"))
     book.script("item-3", ItemScript.error(503, "The service is unavailable"))
     book.script("item-4", ItemScript("missing"))
-    _, (status,), outcomes = asyncio.run(run_batch(adapter(server), batch_items(5)))
+    status, outcomes = asyncio.run(run_batch(adapter(server), batch_items(5)))
     assert (status.succeeded, status.failed) == (1, 3)
     by_id = {o.custom_id: o for o in outcomes}
     assert set(by_id) == {"item-0", "item-1", "item-2", "item-3"}  # item-4 is the engine's to retry

@@ -13,10 +13,10 @@ import pytest
 from google.protobuf import json_format
 
 from medeval.adapters.base import ChatResponse, ProviderError
-from medeval.adapters.batch import BatchItem, BatchOutcome, BatchStatus, supports_batch
+from medeval.adapters.batch import BatchOutcome, BatchStatus, supports_batch
 from medeval.adapters.xai_api import XAIAdapter
 from tests.servers.batches import BatchBook, ItemScript
-from tests.servers.helpers import SECRET, batch_items, comparable, leaks
+from tests.servers.helpers import SECRET, batch_items, comparable, leaks, run_batch
 from tests.servers.xai_grpc import XAIServer
 
 TODAY = date(2026, 11, 22)
@@ -30,12 +30,6 @@ def server() -> Iterator[XAIServer]:
 
 def adapter(server: XAIServer) -> XAIAdapter:
     return XAIAdapter("grok-4.3", api_key=SECRET, api_host=server.host, today=TODAY)
-
-
-async def run_batch(subject: XAIAdapter, batch: list[BatchItem]) -> tuple[BatchStatus, list[BatchOutcome]]:
-    batch_id = await subject.batch_submit(batch)
-    status = await subject.batch_status(batch_id)
-    return status, await subject.batch_results(batch_id)
 
 
 def test_each_added_request_is_the_direct_request_under_its_custom_id(server: XAIServer) -> None:

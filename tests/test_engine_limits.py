@@ -5,21 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from medeval.limits import AdaptiveLimit, Limits
-
-
-class Clock:
-    """A clock the fake sleeper advances: the limiter's waits take no real time."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.slept: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds
+from tests.engine_support import Clock
 
 
 def test_throttle_halves_down_to_one_and_successes_raise_back_to_the_ceiling() -> None:

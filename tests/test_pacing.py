@@ -19,21 +19,7 @@ from medeval.adapters.base import (
 )
 from medeval.adapters.ratelimits import parse_duration, rate_limits
 from medeval.limits import Limits, TokenBucket, estimate_tokens
-
-
-class Clock:
-    """A clock the fake sleeper advances: the limiter's waits take no real time."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.slept: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds
+from tests.engine_support import Clock
 
 
 def request(chars: int = 400, max_output: int = 100) -> ChatRequest:

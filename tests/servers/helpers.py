@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from medeval.adapters.base import ChatRequest, ChatResponse, Message, ModelAPI, OutputSchema, Sampling
-from medeval.adapters.batch import BatchItem
+from medeval.adapters.batch import BatchAPI, BatchItem, BatchOutcome, BatchStatus
 from medeval.adapters.retry import RetryPolicy
 from medeval.gateway import CallContext, Gateway
 
@@ -85,3 +85,10 @@ def comparable(response: ChatResponse) -> dict[str, Any]:
             "usage": {"cached_tokens"},
         }
     )
+
+
+async def run_batch(subject: BatchAPI, batch: list[BatchItem]) -> tuple[BatchStatus, list[BatchOutcome]]:
+    """Submit, read the state once, collect: one batch through an adapter's batch contract."""
+    batch_id = await subject.batch_submit(batch)
+    status = await subject.batch_status(batch_id)
+    return status, await subject.batch_results(batch_id)
