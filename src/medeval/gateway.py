@@ -182,25 +182,9 @@ class Gateway:
                     raise CallFailed(spec, str(failure), attempt) from failure
                 await self._sleep(wait or 0.0)
                 continue
-            if not response.latency_ms:
-                response = response.model_copy(update={"latency_ms": elapsed})
-            if key is not None and self.cache is not None:
-                self.cache.put(key, spec, response)
-            self._record(
-                call_id,
-                attempt,
-                spec,
-                sent,
-                ctx,
-                response,
-                None,
-                response.latency_ms,
-                None,
-                cache=cache_state,
-                key=key,
-                pacing=outcome.pacing,
+            return self._delivered(
+                call_id, attempt, spec, sent, ctx, response, elapsed, cache_state, key, pacing=outcome.pacing
             )
-            return response
 
     async def _complete_batched(
         self,
@@ -233,27 +217,20 @@ class Gateway:
                 if sampling is not None:  # a re-attached batch's results cannot say what was sent
                     update = {"sampling_sent": sampling[0], "sampling_dropped": sampling[1]}
                     response = response.model_copy(update=update)
-                if not response.latency_ms:
-                    response = response.model_copy(update={"latency_ms": delivered.waited_ms})
-                if key is not None and self.cache is not None:
-                    self.cache.put(key, spec, response)
-                self._record(
+                return self._delivered(
                     call_id,
                     attempt,
                     spec,
                     sent,
                     ctx,
                     response,
-                    None,
-                    response.latency_ms,
-                    None,
-                    cache=state,
-                    key=key,
+                    delivered.waited_ms,
+                    state,
+                    key,
                     batch_id=delivered.batch_id,
                     custom_id=custom_id,
                     batch_discount=api.batch_discount,
                 )
-                return response
             failure = outcome.error
             assert failure is not None
             retrying = self.retry.should_retry(attempt, failure)
@@ -275,6 +252,41 @@ class Gateway:
             if not retrying:
                 self.failures.failed(spec, failure, ctx.trial_id)
                 raise CallFailed(spec, str(failure), attempt) from failure
+
+    def _delivered(
+        self,
+        call_id: str,
+        attempt: int,
+        spec: str,
+        sent: dict[str, Any],
+        ctx: CallContext,
+        response: ChatResponse,
+        elapsed_ms: float,
+        cache_state: str,
+        key: str | None,
+        **extra: Any,
+    ) -> ChatResponse:
+        """A successful attempt, direct or batched: its latency (the one measured here when the
+        adapter gave none), into the cache, and recorded."""
+        if not response.latency_ms:
+            response = response.model_copy(update={"latency_ms": elapsed_ms})
+        if key is not None and self.cache is not None:
+            self.cache.put(key, spec, response)
+        self._record(
+            call_id,
+            attempt,
+            spec,
+            sent,
+            ctx,
+            response,
+            None,
+            response.latency_ms,
+            None,
+            cache=cache_state,
+            key=key,
+            **extra,
+        )
+        return response
 
     def _event(self, event: dict[str, Any]) -> None:
         """A batch event line in calls.jsonl, written as it happens (see batching/events.py)."""
