@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import itertools
 import os
 import pstats
 import resource
@@ -47,12 +48,32 @@ SCENARIO = REPO / "src" / "medeval" / "scenarios" / "v1" / "employer_coverage_fo
 TARGET = "openai-compatible:bench-target"
 SLEEPING_TARGET = "sleep:bench-target"
 SERVER = """
-import sys, time
+import itertools, sys
 from medeval.testing.loopback import LoopbackServer
-with LoopbackServer(latency=float(sys.argv[1]), record_bodies=False) as server:
+sys.path.insert(0, sys.argv[2])
+from throughput import distinct_answer
+counter = itertools.count()
+async def responder(prompt):
+    return distinct_answer(next(counter))
+with LoopbackServer(latency=float(sys.argv[1]), record_bodies=False, responder=responder) as server:
     print(server.base_url, flush=True)
     sys.stdin.read()  # serve until the benchmark closes our stdin
 """
+_LETTERS = "bdfgklmnprstvz"
+_VOWELS = "aeiou"
+
+
+def distinct_answer(n: int) -> str:
+    """The loopback's Medicare answer with a closing pleasantry that names a made-up caller, unique
+    per call: no two answers of a run are the same text, as in a real study, so nothing the harness
+    keeps per answer (the rules coder's sentence split, say) is reused across calls. The pleasantry
+    is filler to the rules coder and changes no code."""
+    name = ""
+    n += 1
+    while n:
+        n, rest = divmod(n, len(_LETTERS) * len(_VOWELS))
+        name += _LETTERS[rest // len(_VOWELS)] + _VOWELS[rest % len(_VOWELS)]
+    return f"{TARGET_ANSWER} Hope this helps, {name.capitalize()}!"
 
 
 @contextmanager
@@ -60,11 +81,19 @@ def loopback(latency: float, in_process: bool) -> Iterator[str]:
     if in_process:
         from medeval.testing.loopback import LoopbackServer
 
-        with LoopbackServer(latency=latency, record_bodies=False) as server:
+        counter = itertools.count()
+
+        async def responder(_: object) -> str:
+            return distinct_answer(next(counter))
+
+        with LoopbackServer(latency=latency, record_bodies=False, responder=responder) as server:
             yield server.base_url
         return
     process = subprocess.Popen(
-        [sys.executable, "-c", SERVER, str(latency)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", SERVER, str(latency), str(Path(__file__).parent)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert process.stdout is not None
@@ -83,11 +112,12 @@ class SleepingTarget(ModelAPI):
     def __init__(self, model: str, latency: float = 0.0) -> None:
         super().__init__(model)
         self.latency = latency
+        self.counter = itertools.count()
 
     async def generate(self, request: ChatRequest) -> ChatResponse:
         await asyncio.sleep(self.latency)
         return ChatResponse(
-            text=TARGET_ANSWER,
+            text=distinct_answer(next(self.counter)),
             requested_model=self.model,
             served_model=self.model,
             usage=Usage(input_tokens=100, output_tokens=60),

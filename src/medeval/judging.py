@@ -240,13 +240,14 @@ async def _judge_group(
     by_rules: Verification | None = None
     if RULES in specs and not errors:
         # The rules coder is a pure function of the answer and the key: code once, copy per judge.
-        coded = rules.code_answer(scenario, group, "\n\n".join(a.response for a in answered))
+        memo: rules.Memo = {}
+        coded = rules.code_answer(scenario, group, "\n\n".join(a.response for a in answered), memo)
         checklist, invalid = screen_checklist(coded.checklist, answers, facts)
         # An item without support patterns is one the coder cannot score: it abstains, and says so.
         unscorable = [f for f in facts if not _has_support_patterns(scenario, f)]
         checklist = [c for c in checklist if c.fact_id not in unscorable]
         by_rules = Verification(
-            rules.label_claims(claims, scenario),
+            rules.label_claims(claims, scenario, memo),
             invalid,
             checklist=checklist,
             non_answer=coded.non_answer,

@@ -9,21 +9,9 @@ from __future__ import annotations
 
 import re
 
-from medeval.agents.rulecoder.coder import (
-    checklist_vocabulary,
-    foreign_items,
-    referral_facts,
-    verifier_output,
-)
-from medeval.agents.rulecoder.figures import key_quantities
-from medeval.agents.rulecoder.keyed import (
-    CLOSING_MARKUP,
-    OPENING_MARKUP,
-    group_items,
-    keyed_items,
-    read_answer,
-    read_sentence,
-)
+from medeval.agents.rulecoder.coder import verifier_output
+from medeval.agents.rulecoder.index import key_index
+from medeval.agents.rulecoder.keyed import CLOSING_MARKUP, OPENING_MARKUP, Memo, read_answer, read_sentence
 from medeval.agents.rulecoder.reading import asserted
 from medeval.agents.rulecoder.text import clauses
 from medeval.agents.rulecoder.text import sentences as text_sentences
@@ -95,18 +83,16 @@ def states_stale_figure(patterns: tuple[str, ...], text: str, current_year: int,
     )
 
 
-def label_claims(claims: list[Claim], scenario: Scenario) -> list[Verdict]:
+def label_claims(claims: list[Claim], scenario: Scenario, memo: Memo | None = None) -> list[Verdict]:
     """One verdict per claim: CONTRADICTED when any clause contradicts a fact or states a
     disallowed claim, else SUPPORTED when one supports a fact, else NOT_IN_KEY."""
-    keyed = keyed_items(scenario)
-    quantities = key_quantities(scenario)
-    year = scenario.effective_date.year
+    index = key_index(scenario)
     verdicts = []
     for claim in claims:
         findings = [
             f
-            for i, s in enumerate(text_sentences(claim.text))
-            for f in read_sentence(s, i, keyed, year, quantities)
+            for s in text_sentences(claim.text)
+            for f in read_sentence(s, index.keyed, index.year, index.quantities, memo)
         ]
         contradicted = list(dict.fromkeys(f.item_id for f in findings if f.code == "contradicted"))
         if contradicted:
@@ -129,13 +115,15 @@ def label_claims(claims: list[Claim], scenario: Scenario) -> list[Verdict]:
     return verdicts
 
 
-def code_answer(scenario: Scenario, group_id: str, answer: str) -> VerifierOutput:
-    """The rules coder's verifier output for one question group's whole answer."""
-    items = group_items(scenario, group_id)
+def code_answer(scenario: Scenario, group_id: str, answer: str, memo: Memo | None = None) -> VerifierOutput:
+    """The rules coder's verifier output for one question group's whole answer. Pass the same
+    `memo` to `label_claims` for that answer's claims, and each sentence is read once."""
+    index = key_index(scenario)
+    group = index.group(group_id)
     return verifier_output(
-        read_answer(answer, scenario),
-        items,
-        checklist_vocabulary(scenario, items),
-        referral_facts(scenario),
-        foreign_items(scenario, group_id),
+        read_answer(answer, index.keyed, index.quantities, index.year, memo),
+        group.items,
+        group.vocabulary,
+        index.referrals,
+        group.foreign,
     )

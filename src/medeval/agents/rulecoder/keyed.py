@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from medeval.agents.rulecoder.coder import SentenceReading, worst
-from medeval.agents.rulecoder.figures import KeyQuantity, key_quantities, read_figures
+from medeval.agents.rulecoder.figures import KeyQuantity, read_figures
 from medeval.agents.rulecoder.nonanswer import sentence_kind
 from medeval.agents.rulecoder.reading import MatchKind, asserted, compile_pattern
 from medeval.agents.rulecoder.text import Clause, Piece, clauses
@@ -21,13 +21,17 @@ CLOSING_MARKUP = "*_`~]"
 
 @dataclass(frozen=True)
 class Finding:
-    """A key item the rules coder found asserted in one clause of the answer."""
+    """A key item the rules coder found asserted in a sentence. It depends on the sentence's text
+    alone, so one reading serves every reader of the same sentence (see `Memo`)."""
 
     item_id: str
     code: Literal["covered", "contradicted", "doubtful"]
     severity: Severity
-    sentence: int
-    span: Span
+
+
+#: Findings by sentence text, shared by the readers of one group's answer (its sentences are read
+#: for the checklist and again as claims).
+Memo = dict[str, list[Finding]]
 
 
 @dataclass(frozen=True)
@@ -39,11 +43,32 @@ class Keyed:
     contradict: tuple[str, ...]
     stale: tuple[str, ...]
     disallowed: bool = False
+    #: Matches wherever any of the item's patterns does; None when they cannot be joined.
+    screen: re.Pattern[str] | None = None
+
+
+_NEVER = re.compile(r"(?!)")
+# Joined patterns must keep their meaning: group numbers shift and a name may repeat.
+_UNJOINABLE = re.compile(r"\\\d|\(\?P=|\(\?\(|\(\?P<")
+
+
+def _screen(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One expression that finds a match exactly when one of `patterns` does (matched case-blind,
+    as `compile_pattern` does). Most clauses match none of an item's patterns; this settles them in
+    one search instead of one per pattern."""
+    if not patterns:
+        return _NEVER
+    if any(_UNJOINABLE.search(p) for p in patterns):
+        return None
+    try:
+        return re.compile("|".join(f"(?:{p})" for p in patterns), re.I)
+    except re.error:
+        return None
 
 
 def keyed_items(scenario: Scenario) -> list[Keyed]:
     out = [
-        Keyed(
+        _keyed(
             fact.fact_id,
             fact.severity_if_wrong,
             fact.statement,
@@ -55,10 +80,23 @@ def keyed_items(scenario: Scenario) -> list[Keyed]:
         if fact.patterns
     ]
     out.extend(
-        Keyed(d.claim_id, d.severity, d.text, (), tuple(d.patterns), (), disallowed=True)
+        _keyed(d.claim_id, d.severity, d.text, (), tuple(d.patterns), (), disallowed=True)
         for d in scenario.disallowed_claims
     )
     return out
+
+
+def _keyed(
+    item_id: str,
+    severity: Severity,
+    statement: str,
+    support: tuple[str, ...],
+    contradict: tuple[str, ...],
+    stale: tuple[str, ...],
+    disallowed: bool = False,
+) -> Keyed:
+    joined = _screen(support + contradict + stale)
+    return Keyed(item_id, severity, statement, support, contradict, stale, disallowed, joined)
 
 
 def first_match(
@@ -108,49 +146,49 @@ def reading_units(sentence: Piece) -> list[tuple[Clause, int | None]]:
 
 
 def read_sentence(
-    sentence: Piece, index: int, keyed: list[Keyed], year: int, quantities: list[KeyQuantity] | None = None
+    sentence: Piece,
+    keyed: list[Keyed],
+    year: int,
+    quantities: list[KeyQuantity] | None = None,
+    memo: Memo | None = None,
 ) -> list[Finding]:
     """What one sentence asserts about the key, clause by clause. Contradiction outranks support
     for the same item: a clause that states a stale figure as current, or any other wrong value of
     a key quantity, is wrong even if another clause gives the right one. A figure the coder cannot
     surely tie to its quantity is a doubt about the fact (reported beside any support)."""
+    if memo is not None:
+        known = memo.get(sentence.text)
+        if known is None:
+            known = memo[sentence.text] = read_sentence(sentence, keyed, year, quantities)
+        return known
     found: dict[str, Finding] = {}
     doubts: dict[str, Finding] = {}
     for clause, across in reading_units(sentence):
         for figure in read_figures(clause, quantities or [], year):
-            span = clause.piece.span(figure.start, figure.end)
             for fact_id in figure.quantity.fact_ids:
                 if figure.reading == "contradicted":
-                    found[fact_id] = Finding(fact_id, "contradicted", figure.quantity.severity, index, span)
+                    found[fact_id] = Finding(fact_id, "contradicted", figure.quantity.severity)
                 else:
-                    doubts.setdefault(fact_id, Finding(fact_id, "doubtful", "none", index, span))
+                    doubts.setdefault(fact_id, Finding(fact_id, "doubtful", "none"))
         for item in keyed:
             if found.get(item.item_id) and found[item.item_id].code == "contradicted":
+                continue
+            if item.screen is not None and item.screen.search(clause.text) is None:
                 continue
             kind: MatchKind = "disallowed" if item.disallowed else "contradict"
             match = first_match(
                 item.contradict, clause, kind, year, sentence=sentence.text, across=across
             ) or first_match(item.stale, clause, "stale", year, item.statement, across=across)
             if match is not None:
-                span = clause.piece.span(match.start(), match.end())
-                found[item.item_id] = Finding(item.item_id, "contradicted", item.severity, index, span)
+                found[item.item_id] = Finding(item.item_id, "contradicted", item.severity)
                 continue
             if item.item_id in found:
                 continue
             match = first_match(item.support, clause, "support", year, across=across)
             if match is not None:
-                span = clause.piece.span(match.start(), match.end())
-                found[item.item_id] = Finding(item.item_id, "covered", "none", index, span)
+                found[item.item_id] = Finding(item.item_id, "covered", "none")
     extra = [d for i, d in doubts.items() if found.get(i) is None or found[i].code != "contradicted"]
     return list(found.values()) + extra
-
-
-def read_text(text: str, scenario: Scenario) -> list[list[Finding]]:
-    """Findings for each sentence of `text`."""
-    keyed = keyed_items(scenario)
-    quantities = key_quantities(scenario)
-    year = scenario.effective_date.year
-    return [read_sentence(s, i, keyed, year, quantities) for i, s in enumerate(text_sentences(text))]
 
 
 def quote_span(answer: str, sentence: Piece) -> Span:
@@ -163,15 +201,14 @@ def quote_span(answer: str, sentence: Piece) -> Span:
     return Span(start=start, end=end)
 
 
-def read_answer(answer: str, scenario: Scenario) -> list[SentenceReading]:
+def read_answer(
+    answer: str, keyed: list[Keyed], quantities: list[KeyQuantity], year: int, memo: Memo | None = None
+) -> list[SentenceReading]:
     """Each sentence of the answer with the key items it covers or contradicts and, for the rest,
     what kind of move it is (substance, a referral, "it depends", a refusal...)."""
-    keyed = keyed_items(scenario)
-    quantities = key_quantities(scenario)
-    year = scenario.effective_date.year
     readings = []
-    for i, sentence in enumerate(text_sentences(answer)):
-        findings = read_sentence(sentence, i, keyed, year, quantities)
+    for sentence in text_sentences(answer):
+        findings = read_sentence(sentence, keyed, year, quantities, memo)
         span = quote_span(answer, sentence)
         contradicted = [f for f in findings if f.code == "contradicted"]
         readings.append(

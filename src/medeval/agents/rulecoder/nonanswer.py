@@ -64,6 +64,10 @@ _REFERRAL = re.compile(
     rf"^(?:they|them|someone there|a counselor|those folks)(?:\b.*\b(?:can|could|will|would)\b|'ll\b))",
     re.I,
 )
+# Every branch of _REFERRAL but the last needs a referral target; that branch starts the clause.
+# Checking these two first settles most clauses without the costly expression (same result).
+_REFERRAL_NEEDS = re.compile(_REFERRAL_TARGET, re.I)
+_REFERRAL_LEAD = re.compile(r"^(?:they|them|someone there|a counselor|those folks)", re.I)
 _DEPENDS = re.compile(
     r"\b(?:it|that|this|the answer|which (?:one|option)(?: is (?:better|best|right))?|everything|a lot|"
     r"coverage|costs?|benefits|it all|the best choice|the right choice|the choice)\s+"
@@ -137,7 +141,7 @@ def clause_kind(text: str) -> SentenceKind:
         return "refusal"
     if _DONT_KNOW.search(text):
         return "dont_know"
-    if _REFERRAL.search(text):
+    if (_REFERRAL_NEEDS.search(text) or _REFERRAL_LEAD.match(text)) and _REFERRAL.search(text):
         return "referral"
     if _DEPENDS.search(text):
         return "depends"

@@ -88,6 +88,10 @@ def _strip_line(line: str, start: int, out: _Builder) -> None:
     body_end = begin + len(body)
     if body.rstrip().endswith("#"):
         body_end = begin + len(body.rstrip("# "))
+    table = line.count("|") >= 2
+    if not table:
+        _strip_prose(line, begin, body_end, start, out)
+        return
     drop = [False] * len(line)
     for link in _LINK.finditer(line, begin, body_end):
         # [text](url): keep the text, drop the brackets and the address.
@@ -97,7 +101,6 @@ def _strip_line(line: str, start: int, out: _Builder) -> None:
     for mark in _EMPHASIS.finditer(line, begin, body_end):
         for i in range(mark.start(), mark.end()):
             drop[i] = True
-    table = line.count("|") >= 2
     row_start = len(out.chars)
     cells_seen = 0
     for i in range(begin, body_end):
@@ -118,6 +121,42 @@ def _strip_line(line: str, start: int, out: _Builder) -> None:
         if table and char != " " and not cells_seen:
             cells_seen = 1
         out.add(char, start + i)
+    while out.chars and out.chars[-1] in (" ", ",", "|"):
+        out.chars.pop()
+        out.offsets.pop()
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def _strip_prose(line: str, begin: int, end: int, start: int, out: _Builder) -> None:
+    """`_strip_line` for a line that is not a table row, a run of characters at a time rather than
+    one by one (the same result: this is most of the text the rules coder reads)."""
+    kept: list[tuple[int, int]] = []  # [a, b) ranges of `line` that stay
+    cut = [(m.start(), m.start() + 1) for m in _LINK.finditer(line, begin, end)]
+    cut += [(m.start(1) + len(m.group(1)), m.end()) for m in _LINK.finditer(line, begin, end)]
+    cut += [(m.start(), m.end()) for m in _EMPHASIS.finditer(line, begin, end)]
+    at = begin
+    for a, b in sorted(cut):
+        if a > at:
+            kept.append((at, a))
+        at = max(at, b)
+    if at < end:
+        kept.append((at, end))
+    text = "".join(line[a:b] for a, b in kept)
+    offsets = [start + i for a, b in kept for i in range(a, b)]
+    # Runs of white space read as one space, none at the start (see _Builder.add).
+    position = 0
+    for space in _SPACE.finditer(text):
+        a, b = space.span()
+        out.chars.extend(text[position:a])
+        out.offsets.extend(offsets[position:a])
+        if out.chars and out.chars[-1] != " ":
+            out.chars.append(" ")
+            out.offsets.append(offsets[a])
+        position = b
+    out.chars.extend(text[position:])
+    out.offsets.extend(offsets[position:])
     while out.chars and out.chars[-1] in (" ", ",", "|"):
         out.chars.pop()
         out.offsets.pop()

@@ -1,0 +1,67 @@
+"""The answer key made ready for the rules coder: its patterned items, its quantities, the facts
+that are only referrals, and each question group's checklist, vocabulary and foreign items.
+
+All of it is a pure function of the scenario, and working it out (the referral facts most of all)
+cost more than reading a group's answer, so it is done once per scenario, not once per answer.
+The cache is keyed on the scenario object: the engine loads a scenario once and never changes it.
+It holds each scenario it indexes, so an id is never reused while its entry lives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from medeval.agents.rulecoder.coder import checklist_vocabulary, foreign_items, referral_facts
+from medeval.agents.rulecoder.figures import KeyQuantity, key_quantities
+from medeval.agents.rulecoder.keyed import Keyed, group_items, keyed_items
+from medeval.schemas import Scenario
+
+# Scenarios indexed at once: a run has a few dozen; past this the oldest entry is dropped.
+_CAPACITY = 128
+
+
+@dataclass(frozen=True)
+class GroupIndex:
+    items: list[str]
+    vocabulary: set[str]
+    foreign: frozenset[str]
+
+
+@dataclass
+class KeyIndex:
+    scenario: Scenario
+    keyed: list[Keyed]
+    quantities: list[KeyQuantity]
+    year: int
+    referrals: frozenset[str]
+    _groups: dict[str, GroupIndex] = field(default_factory=dict)
+
+    def group(self, group_id: str) -> GroupIndex:
+        found = self._groups.get(group_id)
+        if found is None:
+            items = group_items(self.scenario, group_id)
+            found = GroupIndex(
+                items, checklist_vocabulary(self.scenario, items), foreign_items(self.scenario, group_id)
+            )
+            self._groups[group_id] = found
+        return found
+
+
+_INDEXES: dict[int, KeyIndex] = {}
+
+
+def key_index(scenario: Scenario) -> KeyIndex:
+    index = _INDEXES.get(id(scenario))
+    if index is not None and index.scenario is scenario:
+        return index
+    index = KeyIndex(
+        scenario,
+        keyed_items(scenario),
+        key_quantities(scenario),
+        scenario.effective_date.year,
+        referral_facts(scenario),
+    )
+    if len(_INDEXES) >= _CAPACITY:
+        del _INDEXES[next(iter(_INDEXES))]
+    _INDEXES[id(scenario)] = index
+    return index
