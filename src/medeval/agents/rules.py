@@ -11,7 +11,8 @@ import re
 
 from medeval.agents.rulecoder.coder import verifier_output
 from medeval.agents.rulecoder.index import key_index
-from medeval.agents.rulecoder.keyed import CLOSING_MARKUP, OPENING_MARKUP, Memo, read_answer, read_sentence
+from medeval.agents.rulecoder.keyed import CLOSING_MARKUP, OPENING_MARKUP, read_answer, read_sentence
+from medeval.agents.rulecoder.keyed import Memo as Memo  # re-exported: judging shares one per group
 from medeval.agents.rulecoder.reading import asserted
 from medeval.agents.rulecoder.text import clauses
 from medeval.agents.rulecoder.text import sentences as text_sentences
