@@ -25,6 +25,7 @@ import cProfile
 import itertools
 import os
 import pstats
+import random
 import resource
 import subprocess
 import sys
@@ -41,7 +42,7 @@ from medeval.cache import CacheMode
 from medeval.config import RunConfig
 from medeval.orchestrator import build_gateway, execute
 from medeval.storage import CALLS, read_jsonl
-from medeval.testing.loopback import TARGET_ANSWER
+from medeval.testing.loopback import TARGET_ANSWER, Prompt, default_responder
 
 REPO = Path(__file__).resolve().parent.parent
 SCENARIO = REPO / "src" / "medeval" / "scenarios" / "v1" / "employer_coverage_followup.json"
@@ -51,11 +52,12 @@ SERVER = """
 import itertools, sys
 from medeval.testing.loopback import LoopbackServer
 sys.path.insert(0, sys.argv[2])
-from throughput import distinct_answer
+from throughput import target_or_judge
 counter = itertools.count()
 async def responder(prompt):
-    return distinct_answer(next(counter))
-with LoopbackServer(latency=float(sys.argv[1]), record_bodies=False, responder=responder) as server:
+    return await target_or_judge(prompt, counter)
+latency, jitter = float(sys.argv[1]), float(sys.argv[3])
+with LoopbackServer(latency=latency, jitter=jitter, record_bodies=False, responder=responder) as server:
     print(server.base_url, flush=True)
     sys.stdin.read()  # serve until the benchmark closes our stdin
 """
@@ -76,21 +78,31 @@ def distinct_answer(n: int) -> str:
     return f"{TARGET_ANSWER} Hope this helps, {name.capitalize()}!"
 
 
+async def target_or_judge(prompt: Prompt, counter: Iterator[int]) -> str:
+    """A distinct answer for the target; schema-valid JSON for a model judge (`--judge
+    openai-compatible:...`), as the loopback's own responder gives."""
+    if prompt.json_schema is not None:
+        return await default_responder(prompt)
+    return distinct_answer(next(counter))
+
+
 @contextmanager
-def loopback(latency: float, in_process: bool) -> Iterator[str]:
+def loopback(latency: float, in_process: bool, jitter: float = 0.0) -> Iterator[str]:
     if in_process:
         from medeval.testing.loopback import LoopbackServer
 
         counter = itertools.count()
 
-        async def responder(_: object) -> str:
-            return distinct_answer(next(counter))
+        async def responder(prompt: Prompt) -> str:
+            return await target_or_judge(prompt, counter)
 
-        with LoopbackServer(latency=latency, record_bodies=False, responder=responder) as server:
+        with LoopbackServer(
+            latency=latency, jitter=jitter, record_bodies=False, responder=responder
+        ) as server:
             yield server.base_url
         return
     process = subprocess.Popen(
-        [sys.executable, "-c", SERVER, str(latency), str(Path(__file__).parent)],
+        [sys.executable, "-c", SERVER, str(latency), str(Path(__file__).parent), str(jitter)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -109,13 +121,15 @@ class SleepingTarget(ModelAPI):
 
     provider = "sleep"
 
-    def __init__(self, model: str, latency: float = 0.0) -> None:
+    def __init__(self, model: str, latency: float = 0.0, jitter: float = 0.0) -> None:
         super().__init__(model)
         self.latency = latency
+        self.jitter = jitter
         self.counter = itertools.count()
+        self.rng = random.Random(0)
 
     async def generate(self, request: ChatRequest) -> ChatResponse:
-        await asyncio.sleep(self.latency)
+        await asyncio.sleep(self.latency * (1 + self.rng.uniform(-self.jitter, self.jitter)))
         return ChatResponse(
             text=distinct_answer(next(self.counter)),
             requested_model=self.model,
@@ -129,11 +143,17 @@ def create_sleeping(model: str) -> ModelAPI:
 
 
 def measure(
-    trials: int, latency: float, concurrency: int, judge: str, client: str, in_process: bool
+    trials: int,
+    latency: float,
+    concurrency: int,
+    judge: str,
+    client: str,
+    in_process: bool,
+    jitter: float = 0.0,
 ) -> tuple[float, float, int]:
     """Wall seconds and this process's CPU seconds for `trials` trials, and the provider calls
     they made."""
-    with loopback(latency, in_process) as base_url, tempfile.TemporaryDirectory() as out:
+    with loopback(latency, in_process, jitter) as base_url, tempfile.TemporaryDirectory() as out:
         os.environ["OPENAI_COMPATIBLE_BASE_URL"] = base_url
         os.environ.setdefault("OPENAI_COMPATIBLE_API_KEY", "benchmark-dummy-key")
         target = TARGET if client == "sdk" else SLEEPING_TARGET
@@ -147,7 +167,7 @@ def measure(
             cache=CacheMode.OFF,
         )
         adapters: dict[str, ModelAPI] = (
-            {} if client == "sdk" else {SLEEPING_TARGET: SleepingTarget(SLEEPING_TARGET, latency)}
+            {} if client == "sdk" else {SLEEPING_TARGET: SleepingTarget(SLEEPING_TARGET, latency, jitter)}
         )
         started, cpu_started = time.perf_counter(), time.process_time()
         result = asyncio.run(execute(config, build_gateway(config, adapters=adapters)))
@@ -193,6 +213,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trials", type=int, default=256)
     parser.add_argument("--latency", type=float, default=0.05, help="seconds per call at the server")
+    parser.add_argument(
+        "--jitter",
+        type=float,
+        default=0.0,
+        help="each call waits latency x uniform(1 - J, 1 + J): the same mean latency, but calls that "
+        "return at different times as a real provider's do (default 0: every call the same, lockstep)",
+    )
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--judge", default="rules", help="judge spec (default: rules, no judge calls)")
     parser.add_argument(
@@ -218,14 +245,21 @@ def main() -> None:
         )
         profiled(
             lambda: measure(
-                args.trials, args.latency, args.concurrency, args.judge, client, args.in_process_server
+                args.trials,
+                args.latency,
+                args.concurrency,
+                args.judge,
+                client,
+                args.in_process_server,
+                args.jitter,
             ),
             args.profile,
         )
         return
     clients = ("sdk", "none") if args.client == "both" else (args.client,)
     print(
-        f"trials {args.trials}, latency {args.latency * 1000:g} ms, concurrency {args.concurrency}, "
+        f"trials {args.trials}, latency {args.latency * 1000:g} ms (jitter {args.jitter:g}), "
+        f"concurrency {args.concurrency}, "
         f"judge {args.judge}, server {'in-process' if args.in_process_server else 'own process'}"
     )
     print(
@@ -234,7 +268,13 @@ def main() -> None:
     )
     for client in clients:
         elapsed, cpu, calls = measure(
-            args.trials, args.latency, args.concurrency, args.judge, client, args.in_process_server
+            args.trials,
+            args.latency,
+            args.concurrency,
+            args.judge,
+            client,
+            args.in_process_server,
+            args.jitter,
         )
         ideal = calls * args.latency / args.concurrency
         idle, _, _ = measure(args.trials, 0.0, args.concurrency, args.judge, client, args.in_process_server)

@@ -195,6 +195,7 @@ class LoopbackServer:
         dialect: Dialect | None = None,
         *,
         latency: float = 0.0,
+        jitter: float = 0.0,
         faults: Iterable[Fault | None] = (),
         fault_rate: float = 0.0,
         rate_faults: Sequence[Fault] = (Fault(status=500),),
@@ -213,6 +214,8 @@ class LoopbackServer:
             dialect = OPENAI
         self.dialect = dialect
         self.latency = latency
+        #: Each reply waits latency x uniform(1 - jitter, 1 + jitter): the same mean, in no lockstep.
+        self.jitter = jitter
         self.api_key = api_key
         self.responder = responder
         self.snapshot = snapshot
@@ -399,6 +402,9 @@ class LoopbackServer:
             with self._lock:
                 self.requests.append(received)
         delay = self.latency + (fault.delay if fault else 0.0)
+        if self.jitter:
+            with self._lock:
+                delay += self.latency * self._schedule.rng.uniform(-self.jitter, self.jitter)
         if delay:
             await asyncio.sleep(delay)
         base = {"content-type": "application/json", "x-request-id": f"req_loopback_{index:06d}"}
