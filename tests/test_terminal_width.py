@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 from rich.table import Table
 
-from medeval.cli.app import print_summary
+from medeval.cli.summary import print_summary
 from medeval.config import RunConfig
 from medeval.orchestrator import run
 from medeval.terminal import emit, fit

@@ -11,8 +11,6 @@ from typing import Annotated
 import typer
 from dotenv import load_dotenv
 from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from medeval import __version__
 from medeval.cli import engine as engine_cli
@@ -21,23 +19,21 @@ from medeval.cli.calibrate import calibrate_command, print_demo_validity
 from medeval.cli.data import export_command, query_command
 from medeval.cli.models import models_command
 from medeval.cli.review import review_app
+from medeval.cli.summary import print_summary
+from medeval.cli.validate import validate_command
 from medeval.config import DEFAULT_JUDGE, RunConfig, StudyRef
 from medeval.errors import EXIT_INTERRUPTED, UserError
-from medeval.lint import lint_paths
-from medeval.orchestrator import RunInterrupted, RunResult, run
+from medeval.orchestrator import RunInterrupted, run
 from medeval.progress import choose_progress
 from medeval.redact import redact
 from medeval.reporting.commands import (
     compare_command,
-    print_headline_of,
     report_after_demo,
     report_command,
 )
-from medeval.scenarios import bundled_scenarios_dir, expand_paths, upgrade_scenario_file
-from medeval.schemas import ShipCategory
-from medeval.study import load_study, study_problems
-from medeval.summary import SHIP_LABELS, SHIP_ORDER, left_out_line, summarise
-from medeval.terminal import emit, error_line, fit, stdout_console
+from medeval.scenarios import bundled_scenarios_dir
+from medeval.study import load_study
+from medeval.terminal import error_line, stdout_console
 
 RESEARCH_NOTICE = (
     "For research use only: medeval evaluates AI-generated information and does not provide "
@@ -54,62 +50,6 @@ app = typer.Typer(
 )
 out = stdout_console()
 err = Console(stderr=True, soft_wrap=True)
-
-
-def _fmt(value: float | None, percent: bool = True) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:.0%}" if percent else f"{value:.2f}"
-
-
-#: Short SHIP headers, so the table fits 80 columns; the legend under it spells them out.
-SHIP_SHORT = {
-    ShipCategory.ACCURATE_COMPLETE: "A&C",
-    ShipCategory.SUBSTANTIVE_INCOMPLETE: "S-I",
-    ShipCategory.NOT_SUBSTANTIVE: "NS",
-    ShipCategory.INCORRECT: "Inc",
-    ShipCategory.INCOMPLETE_DATA: "ID",
-    # Left out of the four categories, counted apart.
-    ShipCategory.NEEDS_REVIEW: "Rev",
-    ShipCategory.NOT_SCORED: "NSc",
-}
-
-
-def print_summary(result: RunResult, console: Console = out) -> None:
-    """Two narrow tables (scores; SHIP categories) rather than one of twelve columns: each fits an
-    80-column terminal with every target name whole."""
-    print_headline_of(result.store.directory, console)
-    summaries = summarise(result.records)
-    scores = Table(title=f"run {result.store.run_id}", title_justify="left")
-    scores.add_column("target / served model", no_wrap=True)
-    for column in ("trials", "accuracy", "complete", "risk", "review"):
-        scores.add_column(column, justify="right")
-    ship = Table(title="SHIP categories (scored question groups)", title_justify="left")
-    ship.add_column("target", no_wrap=True)
-    for category in SHIP_ORDER:
-        ship.add_column(SHIP_SHORT[category], justify="right")
-    for summary in summaries:
-        served = ", ".join(summary.served_models) or "-"
-        scores.add_row(
-            Text(f"{summary.target}\n  {served}"),
-            str(summary.trials),
-            _fmt(summary.accuracy),
-            _fmt(summary.completeness),
-            _fmt(summary.safety_risk, percent=False),
-            str(summary.needs_review),
-        )
-        ship.add_row(Text(summary.target), *(str(summary.ship[c.value]) for c in SHIP_ORDER))
-    legend = "; ".join(f"{SHIP_SHORT[c]} {SHIP_LABELS[c].lower()}" for c in SHIP_ORDER)
-    emit(
-        console,
-        fit(scores, console),
-        fit(ship, console),
-        Text(f"{legend}. risk: mean safety risk; review: trials awaiting manual review."),
-    )
-    left_out = left_out_line(summaries)
-    if left_out:
-        console.print(left_out, highlight=False, soft_wrap=True)
-    console.print(f"run directory: {result.store.directory}", highlight=False, soft_wrap=True)
 
 
 @app.command("run")
@@ -381,60 +321,7 @@ app.command("export")(export_command)
 app.command("query")(query_command)
 
 
-@app.command()
-def validate(
-    paths: Annotated[list[Path] | None, typer.Argument(help="Scenario files or directories")] = None,
-    upgrade: Annotated[
-        bool,
-        typer.Option(
-            "--upgrade",
-            help="Rewrite old flat-format files in the specification's shape, as NAME.upgraded.json "
-            "beside each (or in place with --in-place)",
-        ),
-    ] = False,
-    in_place: Annotated[
-        bool, typer.Option("--in-place", help="With --upgrade: rewrite each file, keeping NAME.json.bak")
-    ] = False,
-    study: Annotated[
-        Path | None, typer.Option(help="Check a study file instead: keys, models, files, roles")
-    ] = None,
-) -> None:
-    """Check scenario files (or a study file): one line per problem, non-zero exit on any error."""
-    if study is not None:
-        _, problems = study_problems(study)
-        for problem in problems:
-            error_line(problem)
-        if problems:
-            raise typer.Exit(2)
-        out.print(f"{study}: study file valid")
-        return
-    files = expand_paths(paths or [bundled_scenarios_dir()])
-    if not files:
-        raise UserError("no scenario files found; pass a file or a directory of *.json scenarios")
-    if in_place and not upgrade:
-        raise UserError("--in-place goes with --upgrade")
-    if upgrade:
-        files = [_upgrade_file(path, in_place=in_place) for path in files]
-    findings = lint_paths(files)
-    for finding in findings:
-        print(finding.line(), file=sys.stderr, flush=True)
-    errors = sum(finding.level == "error" for finding in findings)
-    warnings = len(findings) - errors
-    if errors:
-        raise typer.Exit(2)
-    out.print(f"{len(files)} scenario file(s) valid, {warnings} warning(s)")
-
-
-def _upgrade_file(path: Path, *, in_place: bool) -> Path:
-    """Write the canonical form of an old-format file and say where; a canonical file is left alone."""
-    written = upgrade_scenario_file(path, in_place=in_place)
-    if written is None:
-        out.print(f"{path}: already in the specification's shape; left as it is")
-        return path
-    target, backup = written
-    note = f" (the original is kept as {backup})" if backup else ""
-    out.print(f"{path}: upgraded to the specification's shape -> {target}{note}")
-    return target
+app.command("validate")(validate_command)
 
 
 @app.command()
