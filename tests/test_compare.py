@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from medeval.cli import main
 from medeval.reporting.build import build_report
-from medeval.reporting.compare import compare_runs, write_comparison
+from medeval.reporting.compare import compare_runs, print_comparison, write_comparison
 from medeval.schemas import ShipCategory
 
 from .test_report_support import PROMPTS, SCENARIO_ID, make_record, write_run, write_scenario
@@ -203,6 +204,21 @@ def test_targets_scenarios_and_groups_in_one_run_only_are_listed(tmp_path: Path)
     assert "Targets only in B (1): fake:c" in changes and "Scenarios only in A (1): s1" in changes
     markdown, _ = write_comparison(comparison, tmp_path / "out")
     assert "Nothing:" not in markdown.read_text(encoding="utf-8")
+
+
+def test_runs_with_no_target_in_common_say_so_instead_of_an_empty_table(tmp_path: Path) -> None:
+    scenarios = five_scenarios(tmp_path)
+    run_a = one_epoch_run(tmp_path / "runs", "runA", scenarios, {"fake:a": AC, "fake:b": AC})
+    run_b = one_epoch_run(tmp_path / "runs", "runB", scenarios, {"fake:c": INC, "fake:d": AC})
+    comparison = compare_runs(run_a, run_b)
+    assert comparison.pooled == []
+    console = Console(record=True, width=200)
+    print_comparison(comparison, console)
+    shown = console.export_text()
+    assert "no target of A is paired with one of B" in shown
+    assert "Targets only in A (2): fake:a, fake:b" in shown and "B − A (clustered" not in shown
+    markdown, _ = write_comparison(comparison, tmp_path / "out")
+    assert "No target answered items in both runs." in markdown.read_text(encoding="utf-8")
 
 
 def test_a_run_compared_with_itself_says_so(tmp_path: Path) -> None:

@@ -340,6 +340,15 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
 
 
 def print_pooled(comparison: Comparison, console: Console) -> None:
+    if not comparison.pooled:
+        # Two multi-target runs with no target in common: an empty table would read as "no change".
+        console.print(
+            "Pooled across question groups: no target of A is paired with one of B, so nothing is "
+            "compared (the targets in one run only are listed above).",
+            highlight=False,
+            soft_wrap=True,
+        )
+        return
     table = Table(title="Pooled across question groups: B − A (clustered by scenario)", title_justify="left")
     for column in ("target A", "target B", "rate", "pairs", "A", "B", "B − A (95% CI)", "only A / B", "p"):
         table.add_column(column)
