@@ -4,12 +4,14 @@ the fake judges' in-process batch API."""
 from __future__ import annotations
 
 import asyncio
+import json
 import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from medeval import cost
 from medeval.adapters.base import ChatRequest, ChatResponse, Message, ModelAPI, ProviderError
 from medeval.adapters.batch import BatchAPI, BatchItem, BatchOutcome, BatchStatus
 from medeval.adapters.fake import FakeJudge
@@ -183,6 +185,33 @@ def test_a_resumed_run_waits_for_its_batch_in_flight_instead_of_submitting_it_ag
     assert {e["batch_id"] for e in batch_events(run_dir, "batch_collected")} >= {in_flight[0]["batch_id"]}
     assert judged_trials(run_dir) == judged_trials(direct)
     assert [f for f in verify_run(run_dir) if f.severity == "error"] == []
+
+
+def test_judges_waiting_in_batches_count_toward_max_cost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A trial gives up its slot while its judges wait in a batch, so the next trials start before
+    # anything is charged: the waiting requests' estimated price must hold the --max-cost line.
+    prices = {
+        "as_of": "2026-11-01",
+        "currency": "USD",
+        "unit": "dollars per million tokens",
+        "models": {
+            "fake:judge": {"input": 100_000.0, "output": 0.0, "status": "placeholder"},
+            "fake:*": {"input": 0.0, "output": 0.0, "status": "placeholder"},
+        },
+    }
+    (tmp_path / "prices.json").write_text(json.dumps(prices), encoding="utf-8")
+    monkeypatch.setenv("MEDEVAL_PRICES", str(tmp_path / "prices.json"))
+    # The up-front estimate is made nil, so it is the running ceiling that is tested.
+    monkeypatch.setattr(cost, "TYPICAL_INPUT_TOKENS", 0)
+    monkeypatch.setattr(cost, "TYPICAL_OUTPUT_TOKENS", 0)
+    config = fake_config(tmp_path / "runs", epochs=4, max_concurrency=1, max_cost=1.0, batch=ON)
+    gateway = build_gateway(config, sleep=settle)
+    result = asyncio.run(execute(config, gateway))
+    assert result.outcome == "max_cost"
+    assert len(strict_lines(result.store.directory / "results.jsonl")) < 8  # 2 scenarios x 4 epochs
+    assert gateway.meter is not None and gateway.meter.pending == 0.0  # every hold was released
 
 
 def test_a_batch_the_provider_no_longer_knows_is_sent_again_on_resume(tmp_path: Path) -> None:

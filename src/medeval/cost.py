@@ -165,6 +165,22 @@ class CostMeter:
         self.by_target: dict[str, float] = defaultdict(float)
         self.by_model: dict[str, float] = defaultdict(float)
         self.unpriced: set[str] = set()
+        #: Estimated dollars of requests waiting in provider batches: not charged until their results
+        #: come, yet committed. `--max-cost` counts them, or a run whose trials give up their slots
+        #: while their judges wait would launch every trial before the first batch is charged.
+        self.pending = 0.0
+
+    def hold(
+        self, spec: str, input_tokens: int, output_tokens: int, *, batch_discount: float | None = None
+    ) -> float:
+        """Count a call of `spec` this size as pending; returns the amount to `release` later."""
+        usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens)
+        amount = self.prices.cost(spec, usage, batch_discount=batch_discount) or 0.0
+        self.pending += amount
+        return amount
+
+    def release(self, amount: float) -> None:
+        self.pending = max(0.0, self.pending - amount)
 
     def charge(
         self, spec: str, usage: Usage, role: str, target: str | None, *, batch_discount: float | None = None

@@ -20,9 +20,9 @@ from medeval.adapters.retry import RetryPolicy, Sleeper, real_sleep
 from medeval.batching import BATCH_ROLES, Batcher, BatchSettings, InflightBatch
 from medeval.cache import ResponseCache, cache_key
 from medeval.callfailures import FailureLog
-from medeval.cost import CostMeter
+from medeval.cost import TYPICAL_OUTPUT_TOKENS, CostMeter
 from medeval.hashing import derive_seed
-from medeval.limits import Limits, Pacing
+from medeval.limits import Limits, Pacing, estimate_tokens
 from medeval.storage import utc_now
 
 DEFAULT_MAX_CONCURRENCY = 32  # see docs/performance.md, "Pacing"
@@ -198,13 +198,36 @@ class Gateway:
     ) -> ChatResponse:
         """One request through provider batches: each batch it rides in is one attempt, recorded
         like a direct attempt (with its batch id); a failed item goes into a later batch under the
-        same retry policy, and a final failure raises CallFailed as a direct call would."""
-        cached = key is not None
+        same retry policy, and a final failure raises CallFailed as a direct call would. While it
+        waits, its estimated price is pending on the meter (see CostMeter.pending)."""
         # The custom id is the cache key, computed even with the cache off: deterministic (it
         # includes the epoch), so a resumed run finds its request in a batch still in flight.
         custom_id = key or cache_key(
             spec, self.adapter(spec).settings(), request, ctx.epoch, request_json=sent
         )
+        held = 0.0
+        if self.meter is not None:
+            output = request.sampling.max_output_tokens or TYPICAL_OUTPUT_TOKENS
+            prompt = estimate_tokens(request) - (request.sampling.max_output_tokens or 0)
+            held = self.meter.hold(spec, prompt, output, batch_discount=api.batch_discount)
+        try:
+            return await self._batch_attempts(spec, api, request, sent, ctx, key, call_id, custom_id)
+        finally:
+            if self.meter is not None:
+                self.meter.release(held)
+
+    async def _batch_attempts(
+        self,
+        spec: str,
+        api: BatchAPI,
+        request: ChatRequest,
+        sent: dict[str, Any],
+        ctx: CallContext,
+        key: str | None,
+        call_id: str,
+        custom_id: str,
+    ) -> ChatResponse:
+        cached = key is not None
         attempt = 0
         while True:
             attempt += 1

@@ -224,7 +224,7 @@ async def _execute_locked(
         async with TrialSlot(trial_slots):
             if writer.failure is not None:
                 return
-            if config.max_cost is not None and spent + meter.total >= config.max_cost:
+            if config.max_cost is not None and spent + meter.total + meter.pending >= config.max_cost:
                 # In-flight trials finish; no new one starts; the run stays resumable.
                 stopped = "max_cost"
                 return
