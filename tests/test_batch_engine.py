@@ -17,8 +17,8 @@ from medeval.adapters.batch import BatchAPI, BatchItem, BatchOutcome, BatchStatu
 from medeval.adapters.fake import FakeJudge
 from medeval.adapters.retry import RetryPolicy
 from medeval.audit import verify_run
-from medeval.batching import BatchSettings
-from medeval.batching.batcher import BatchFallbackWarning
+from medeval.batching import BatchSettings, unanswered_submissions
+from medeval.batching.batcher import BatchFallbackWarning, BatchResubmitWarning
 from medeval.config import RunConfig
 from medeval.gateway import CallContext, CallFailed, Gateway
 from medeval.orchestrator import build_gateway, execute
@@ -212,6 +212,44 @@ def test_judges_waiting_in_batches_count_toward_max_cost(
     assert result.outcome == "max_cost"
     assert len(strict_lines(result.store.directory / "results.jsonl")) < 8  # 2 scenarios x 4 epochs
     assert gateway.meter is not None and gateway.meter.pending == 0.0  # every hold was released
+
+
+class StuckSubmission(FakeJudge):
+    """A provider that never answers a batch submission: the run is killed while it takes it."""
+
+    def __init__(self) -> None:
+        super().__init__("judge")
+        self.reached = asyncio.Event()
+
+    async def batch_submit(self, items: list[BatchItem]) -> str:
+        self.reached.set()
+        await asyncio.Event().wait()  # until the run is cancelled
+        raise AssertionError("unreachable")
+
+
+def test_a_kill_during_submission_is_named_on_resume_and_the_requests_go_again(tmp_path: Path) -> None:
+    direct = run_with(fake_config(tmp_path / "direct", epochs=1))
+    stuck = StuckSubmission()
+    config = fake_config(tmp_path / "batch", epochs=1, batch=ON)
+
+    async def killed() -> None:
+        task = asyncio.create_task(
+            execute(config, build_gateway(config, adapters={"fake:judge": stuck}, sleep=settle))
+        )
+        await stuck.reached.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(killed())
+    run_dir = only_run(tmp_path / "batch")
+    begun = batch_events(run_dir, "batch_submitting")
+    assert begun and batch_events(run_dir, "batch_submitted") == []
+    with pytest.warns(BatchResubmitWarning, match=r"were being submitted to fake:judge.*paid twice"):
+        run_with(config, resume=run_dir)
+    assert judged_trials(run_dir) == judged_trials(direct)
+    # The resumed session sent the same requests and the provider answered: nothing is left open.
+    assert unanswered_submissions(strict_lines(run_dir / "calls.jsonl")) == {}
 
 
 def test_a_batch_the_provider_no_longer_knows_is_sent_again_on_resume(tmp_path: Path) -> None:

@@ -101,9 +101,16 @@ class Gateway:
             return None
         return self.batcher.api_for(spec, self.adapter(spec))
 
-    def attach_batches(self, batches: list[InflightBatch]) -> None:
-        """`--resume`: wait for the batches a killed session left in flight instead of paying again."""
-        if self.batcher is not None and batches:
+    def attach_batches(
+        self, batches: list[InflightBatch], unanswered: dict[str, list[str]] | None = None
+    ) -> None:
+        """`--resume`: wait for the batches a killed session left in flight instead of paying again,
+        and warn of requests whose submission it left unanswered (they go again)."""
+        if self.batcher is None:
+            return
+        if unanswered:
+            self.batcher.warn_unanswered(unanswered)
+        if batches:
             self.batcher.attach(batches, self.adapter)
 
     async def aclose(self) -> None:

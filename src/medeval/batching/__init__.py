@@ -3,7 +3,7 @@
 each trial's slot through `TrialSlot`, so a trial waiting on a batch lets others run."""
 
 from medeval.batching.batcher import BATCH_ROLES, Batcher, Delivered
-from medeval.batching.events import InflightBatch, is_batch_event, unfinished_batches
+from medeval.batching.events import InflightBatch, is_batch_event, unanswered_submissions, unfinished_batches
 from medeval.batching.settings import BatchSettings
 from medeval.batching.slots import TrialSlot
 
@@ -15,5 +15,6 @@ __all__ = [
     "InflightBatch",
     "TrialSlot",
     "is_batch_event",
+    "unanswered_submissions",
     "unfinished_batches",
 ]

@@ -40,6 +40,10 @@ class BatchFallbackWarning(UserWarning):
     """--batch asked for a model whose provider has no batch API: its judge calls go direct."""
 
 
+class BatchResubmitWarning(UserWarning):
+    """A resumed run sends again requests whose submission a kill interrupted."""
+
+
 @dataclass
 class Delivered:
     """What a waiting request gets: its outcome, the batch it came from, and how long it waited."""
@@ -120,6 +124,18 @@ class Batcher:
                 queue.timer = self._spawn(self._idle_flush(spec))
         async with slot_released():
             return await future
+
+    def warn_unanswered(self, unanswered: dict[str, list[str]]) -> None:
+        """`--resume` after a kill mid-submission: one warning per spec naming what may be paid twice."""
+        for spec, ids in unanswered.items():
+            warnings.warn(
+                f"{len(ids)} judge request(s) were being submitted to {spec}'s batch API when the run "
+                "stopped, and no answer was recorded; they are sent again, and if the provider had "
+                "already accepted them they are paid twice (check its batch list; the custom ids are "
+                "in calls.jsonl's batch_submitting line)",
+                BatchResubmitWarning,
+                stacklevel=2,
+            )
 
     def attach(self, batches: list[InflightBatch], adapter: Callable[[str], ModelAPI]) -> None:
         """`--resume`: follow the batches a killed session left in flight; a request whose custom
@@ -202,6 +218,9 @@ class Batcher:
         attempt = 0
         while True:
             attempt += 1
+            # Written first: a kill while the provider takes the batch leaves this line without
+            # its answer, and the resumed run says those requests may already be at the provider.
+            self._event(events.SUBMITTING, spec, custom_ids=ids, attempt=attempt)
             try:
                 batch_id = await api.batch_submit(items)
             except ProviderError as error:

@@ -3,6 +3,7 @@ results collected, written as it happens (so a killed run knows what is in fligh
 with the call records. An event line has `event` and no `role`, `response` or `error`: readers of
 call records skip it with `is_batch_event`.
 
+    {"event": "batch_submitting", "spec", "custom_ids": [...], "attempt", ...}  (before the request)
     {"event": "batch_submitted", "batch_id", "spec", "custom_ids": [...], "items", ...}
     {"event": "batch_status", "batch_id", "spec", "state", "provider_state", "counts", ...}
     {"event": "batch_collected", "batch_id", "spec", "succeeded", "failed", "missing", ...}
@@ -17,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+SUBMITTING = "batch_submitting"
 SUBMITTED = "batch_submitted"
 STATUS = "batch_status"
 COLLECTED = "batch_collected"
@@ -52,3 +54,21 @@ def unfinished_batches(records: Iterable[dict[str, Any]]) -> list[InflightBatch]
         elif event == COLLECTED:
             submitted.pop(str(record.get("batch_id")), None)
     return list(submitted.values())
+
+
+def unanswered_submissions(records: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
+    """Spec -> custom ids whose submission was written as begun and never as accepted or failed:
+    the run stopped while the provider was taking them, so a batch of them may exist that the run
+    never heard of. They are sent again; this says which, so nobody pays twice unawares."""
+    begun: dict[tuple[str, tuple[str, ...]], None] = {}
+    for record in records:
+        event = record.get("event")
+        key = (str(record.get("spec")), tuple(str(c) for c in record.get("custom_ids") or []))
+        if event == SUBMITTING:
+            begun[key] = None
+        elif event in (SUBMITTED, SUBMIT_FAILED):
+            begun.pop(key, None)
+    out: dict[str, list[str]] = {}
+    for spec, ids in begun:
+        out.setdefault(spec, []).extend(ids)
+    return out
