@@ -237,24 +237,25 @@ def main() -> None:
     )
     args = parser.parse_args()
     register_provider("sleep", f"{__name__}:create_sleeping")
+
+    def timed(client: str, latency: float) -> tuple[float, float, int]:
+        return measure(
+            args.trials,
+            latency,
+            args.concurrency,
+            args.judge,
+            client,
+            args.in_process_server,
+            args.jitter,
+        )
+
     if args.profile:
         client = "sdk" if args.client in ("sdk", "both") else "none"
         print(
             f"profiling {client}: trials {args.trials}, latency {args.latency * 1000:g} ms, "
             f"concurrency {args.concurrency}"
         )
-        profiled(
-            lambda: measure(
-                args.trials,
-                args.latency,
-                args.concurrency,
-                args.judge,
-                client,
-                args.in_process_server,
-                args.jitter,
-            ),
-            args.profile,
-        )
+        profiled(lambda: timed(client, args.latency), args.profile)
         return
     clients = ("sdk", "none") if args.client == "both" else (args.client,)
     print(
@@ -267,17 +268,9 @@ def main() -> None:
         f"{'cpu/trial ms':>14}"
     )
     for client in clients:
-        elapsed, cpu, calls = measure(
-            args.trials,
-            args.latency,
-            args.concurrency,
-            args.judge,
-            client,
-            args.in_process_server,
-            args.jitter,
-        )
+        elapsed, cpu, calls = timed(client, args.latency)
         ideal = calls * args.latency / args.concurrency
-        idle, _, _ = measure(args.trials, 0.0, args.concurrency, args.judge, client, args.in_process_server)
+        idle, _, _ = timed(client, 0.0)
         print(
             f"{client:<8}{calls:>7}{ideal:>9.2f}{elapsed:>10.2f}{ideal / elapsed:>7.2f}"
             f"{idle / args.trials * 1000:>19.2f}{cpu / args.trials * 1000:>14.2f}"

@@ -55,6 +55,23 @@ def run_with(config: RunConfig, adapters: dict[str, ModelAPI] | None = None, **k
     return result.store.directory
 
 
+def run_killed(config: RunConfig, judge: ModelAPI, reached: asyncio.Event, turns: int = 0) -> None:
+    """Run until the judge signals `reached` (and `turns` more event-loop turns), then kill the run
+    with its batch work where it stands."""
+
+    async def killed() -> None:
+        gateway = build_gateway(config, adapters={"fake:judge": judge}, sleep=settle)
+        task = asyncio.create_task(execute(config, gateway))
+        await reached.wait()
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(killed())
+
+
 # -- whole runs ---------------------------------------------------------------------------------
 
 
@@ -160,18 +177,7 @@ def test_a_resumed_run_waits_for_its_batch_in_flight_instead_of_submitting_it_ag
     judge.held = True
     config = fake_config(tmp_path / "batch", batch=ON)
 
-    async def killed() -> None:
-        task = asyncio.create_task(
-            execute(config, build_gateway(config, adapters={"fake:judge": judge}, sleep=settle))
-        )
-        await judge.submitted.wait()
-        for _ in range(50):
-            await asyncio.sleep(0)
-        task.cancel()  # the run dies with its batch at the provider
-        with pytest.raises(asyncio.CancelledError):
-            await task
-
-    asyncio.run(killed())
+    run_killed(config, judge, judge.submitted, turns=50)  # the run dies with its batch at the provider
     run_dir = only_run(tmp_path / "batch")
     in_flight = batch_events(run_dir, "batch_submitted")
     assert len(in_flight) == 1 and batch_events(run_dir, "batch_collected") == []
@@ -232,16 +238,7 @@ def test_a_kill_during_submission_is_named_on_resume_and_the_requests_go_again(t
     stuck = StuckSubmission()
     config = fake_config(tmp_path / "batch", epochs=1, batch=ON)
 
-    async def killed() -> None:
-        task = asyncio.create_task(
-            execute(config, build_gateway(config, adapters={"fake:judge": stuck}, sleep=settle))
-        )
-        await stuck.reached.wait()
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-
-    asyncio.run(killed())
+    run_killed(config, stuck, stuck.reached)
     run_dir = only_run(tmp_path / "batch")
     begun = batch_events(run_dir, "batch_submitting")
     assert begun and batch_events(run_dir, "batch_submitted") == []
@@ -260,15 +257,7 @@ def test_a_batch_the_provider_no_longer_knows_is_sent_again_on_resume(tmp_path: 
     judge.held = True
     config = fake_config(tmp_path / "batch", epochs=1, batch=ON)
 
-    async def killed() -> None:
-        gateway = build_gateway(config, adapters={"fake:judge": judge}, sleep=settle)
-        task = asyncio.create_task(execute(config, gateway))
-        await judge.submitted.wait()
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-
-    asyncio.run(killed())
+    run_killed(config, judge, judge.submitted)
     run_dir = only_run(tmp_path / "batch")
     fresh = HeldBatchJudge()
     run_with(config, adapters={"fake:judge": fresh}, resume=run_dir)

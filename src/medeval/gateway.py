@@ -218,70 +218,57 @@ class Gateway:
             prompt = estimate_tokens(request) - (request.sampling.max_output_tokens or 0)
             held = self.meter.hold(spec, prompt, output, batch_discount=api.batch_discount)
         try:
-            return await self._batch_attempts(spec, api, request, sent, ctx, key, call_id, custom_id)
-        finally:
-            if self.meter is not None:
-                self.meter.release(held)
-
-    async def _batch_attempts(
-        self,
-        spec: str,
-        api: BatchAPI,
-        request: ChatRequest,
-        sent: dict[str, Any],
-        ctx: CallContext,
-        key: str | None,
-        call_id: str,
-        custom_id: str,
-    ) -> ChatResponse:
-        cached = key is not None
-        attempt = 0
-        while True:
-            attempt += 1
-            delivered = await self.batcher.request(spec, api, custom_id, request)  # type: ignore[union-attr]
-            outcome = delivered.outcome
-            state = "miss" if cached else "off"
-            if outcome.response is not None:
-                response = outcome.response
-                sampling = api.batch_sampling(request)
-                if sampling is not None:  # a re-attached batch's results cannot say what was sent
-                    update = {"sampling_sent": sampling[0], "sampling_dropped": sampling[1]}
-                    response = response.model_copy(update=update)
-                return self._delivered(
+            cached = key is not None
+            attempt = 0
+            while True:
+                attempt += 1
+                delivered = await self.batcher.request(spec, api, custom_id, request)  # type: ignore[union-attr]
+                outcome = delivered.outcome
+                state = "miss" if cached else "off"
+                if outcome.response is not None:
+                    response = outcome.response
+                    sampling = api.batch_sampling(request)
+                    if sampling is not None:  # a re-attached batch's results cannot say what was sent
+                        update = {"sampling_sent": sampling[0], "sampling_dropped": sampling[1]}
+                        response = response.model_copy(update=update)
+                    return self._delivered(
+                        call_id,
+                        attempt,
+                        spec,
+                        sent,
+                        ctx,
+                        response,
+                        delivered.waited_ms,
+                        state,
+                        key,
+                        batch_id=delivered.batch_id,
+                        custom_id=custom_id,
+                        batch_discount=api.batch_discount,
+                    )
+                failure = outcome.error
+                assert failure is not None
+                retrying = self.retry.should_retry(attempt, failure)
+                self._record(
                     call_id,
                     attempt,
                     spec,
                     sent,
                     ctx,
-                    response,
+                    None,
+                    failure,
                     delivered.waited_ms,
-                    state,
-                    key,
+                    0.0 if retrying else None,
+                    cache=state,
+                    key=key,
                     batch_id=delivered.batch_id,
                     custom_id=custom_id,
-                    batch_discount=api.batch_discount,
                 )
-            failure = outcome.error
-            assert failure is not None
-            retrying = self.retry.should_retry(attempt, failure)
-            self._record(
-                call_id,
-                attempt,
-                spec,
-                sent,
-                ctx,
-                None,
-                failure,
-                delivered.waited_ms,
-                0.0 if retrying else None,
-                cache=state,
-                key=key,
-                batch_id=delivered.batch_id,
-                custom_id=custom_id,
-            )
-            if not retrying:
-                self.failures.failed(spec, failure, ctx.trial_id)
-                raise CallFailed(spec, str(failure), attempt) from failure
+                if not retrying:
+                    self.failures.failed(spec, failure, ctx.trial_id)
+                    raise CallFailed(spec, str(failure), attempt) from failure
+        finally:
+            if self.meter is not None:
+                self.meter.release(held)
 
     def _delivered(
         self,
