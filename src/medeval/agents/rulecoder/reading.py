@@ -40,9 +40,13 @@ def _negations(text: str) -> list[re.Match[str]]:
     return [m for m in _NEGATION.finditer(text) if not any(a <= m.start() < b for a, b in excluded)]
 
 
-# "I can't say whether ...", "not sure if ...": what follows is left open, not asserted.
+# "I can't say whether ...", "not sure if ...", "they can tell you whether ...": what follows is left
+# open, not asserted.
 _LEFT_OPEN = re.compile(
-    r"(?:n't|\bnot|\bnever|\bunable to|\bno way to)\s+(?:[\w']+\s+){0,3}(?:whether|if)\b[^,;:()]*$", re.I
+    r"(?:(?:n't|\bnot|\bnever|\bunable to|\bno way to)\s+(?:[\w']+\s+){0,3}(?:whether|if)|"
+    # An embedded question ("they can tell you what you might be eligible for") asks, not asserts.
+    r"\b(?:tell you|find out|figure out|determine|ask(?:ing)?) (?:exactly )?(?:what|whether|if|which))\b[^,;:()]*$",
+    re.I,
 )
 
 
