@@ -21,8 +21,8 @@ SentenceKind = Literal["refusal", "dont_know", "referral", "depends", "question"
 _I = r"\b(?:I|we)(?:'m|'re| am| are)?\s+"
 _REFUSAL = re.compile(
     rf"{_I}(?:really |honestly |just )?(?:can(?:no|')t|not able to|unable to|(?:do not|don't|won't|will not) "
-    r"(?:be able to )?)\s*(?:help|provide|give|offer|answer|advise|recommend|determine|assess|make|discuss|go over|"
-    r"get into|talk about|quote|share|"
+    r"(?:be able to )?)\s*(?:help|provide|give|offer|answer|advise|recommend|determine|assess|make|"
+    r"discuss|go over|get into|talk about|quote|share|"
     r"tell you (?:what|whether|which|if|how)|speak to|comment|weigh in|predict)|"
     r"\b(?:outside|beyond) (?:my|the) scope\b|"
     r"\bnot (?:able|in a position) to (?:advise|give|provide|recommend)",

@@ -45,7 +45,8 @@ def _negations(text: str) -> list[re.Match[str]]:
 _LEFT_OPEN = re.compile(
     r"(?:(?:n't|\bnot|\bnever|\bunable to|\bno way to)\s+(?:[\w']+\s+){0,3}(?:whether|if)|"
     # An embedded question ("they can tell you what you might be eligible for") asks, not asserts.
-    r"\b(?:tell you|find out|figure out|determine|ask(?:ing)?) (?:exactly )?(?:what|whether|if|which))\b[^,;:()]*$",
+    r"\b(?:tell you|find out|figure out|determine|ask(?:ing)?) (?:exactly )?(?:what|whether|if|which))"
+    r"\b[^,;:()]*$",
     re.I,
 )
 
