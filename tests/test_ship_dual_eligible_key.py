@@ -155,6 +155,12 @@ WRONG = [
     ("MAY_QUALIFY_1600", "You'd qualify for QMB, which pays everything."),
     ("MEDICAID_LTC_COVERS", "Medicare doesn't cover long-term care, and Medicaid doesn't either."),
     ("MEDICAID_COVERS_ALL_OPTIONS", "You'll pay the Part A deductible yourself whichever option you choose."),
+    ("DUAL_OM_MEDICAID_SEPARATE", "Your Medicaid coverage ends the day your Medicare starts."),
+    ("DUAL_PART_D_COSTS", "The Part D premium and copays would come out of your own pocket."),
+    ("MEDICAID_COVERS_ALL_OPTIONS", "Medicaid won't cover copays or deductibles for people with Medicare."),
+    ("DSNP_DUALS_ONLY", "With full Medicaid you aren't eligible for a D-SNP."),
+    ("DSNP_AREA", "Every county has at least one D-SNP."),
+    ("LTC_NOT_COVERED", "Medicare Advantage plans pay for custodial care at home."),
 ]
 # Correct statements, negations and comparisons that no pattern may count against the answer.
 RIGHT = [
@@ -183,6 +189,11 @@ RIGHT = [
     "D-SNPs are a type of Medicare Advantage plan, available where a plan serves your county.",
     "If you lose Medicaid, you won't qualify for a D-SNP.",
     "Your income is probably too high for QMB, but you may qualify for SLMB or QI.",
+    "If you lose Medicaid eligibility, your Medicaid coverage ends.",
+    "With Extra Help, you'll pay only small copays for Part D drugs.",
+    "Medicaid pays for custodial care in a nursing home if you qualify.",
+    "D-SNPs aren't offered in every county.",
+    "With full Medicaid the Part D premium and copays won't come out of your own pocket.",
 ]
 
 
