@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import socket
 from collections.abc import Iterator
 from datetime import date
 
@@ -121,6 +122,27 @@ def test_slow_response_times_out_and_malformed_body_is_retried(server: LoopbackS
     response = asyncio.run(gateway.complete(SPEC, chat(), CTX))
     assert [c.get("error", {}).get("status") for c in calls] == ["timeout", "malformed", None]
     assert response.served_model == "claude-sonnet-5-5-2026-11-01"
+
+
+def test_a_refused_connection_is_a_connection_failure_not_a_timeout() -> None:
+    # Through the SDK's aiohttp transport, as every call now goes.
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    async def call() -> None:
+        refused = AnthropicAdapter(
+            "claude-sonnet-5-5", api_key=SECRET, base_url=f"http://127.0.0.1:{port}", today=TODAY
+        )
+        try:
+            await refused.generate(chat())
+        finally:
+            await refused.aclose()
+
+    with pytest.raises(ProviderError) as failed:
+        asyncio.run(call())
+    assert failed.value.status == "connection" and failed.value.retryable
+    assert "connection failed" in str(failed.value)
 
 
 def test_environment_base_url_and_key(server: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> None:

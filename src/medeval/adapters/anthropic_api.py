@@ -1,4 +1,4 @@
-"""`anthropic:` on the official `anthropic` SDK (2.x, httpx2 transport, API version 2026-10-21).
+"""`anthropic:` on the official `anthropic` SDK (2.x, its aiohttp transport, API version 2026-10-21).
 
 No sampling parameter is ever sent: SDK 2.x removed them and the API version it pins answers 400
 to any of them, so requested temperature/top_p/seed are recorded as dropped. Structured output
@@ -19,7 +19,6 @@ import anthropic
 import httpx2
 from anthropic import AsyncAnthropic
 from anthropic._constants import ANTHROPIC_API_VERSION
-from anthropic.types import Message
 
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, ProviderError, Usage
 from medeval.adapters.batch import BatchAPI, BatchItem, BatchOutcome, BatchState, BatchStatus
@@ -29,7 +28,7 @@ from medeval.adapters.catalog import (
 )
 from medeval.adapters.ratelimits import rate_limits
 from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
-from medeval.adapters.tls import shared_tls_context
+from medeval.adapters.transport import connection_failure, sdk_http_client
 from medeval.keys import endpoint, require_key
 
 DEFAULT_TIMEOUT = 120.0
@@ -52,15 +51,16 @@ class AnthropicAdapter(CatalogModel, BatchAPI):
     ) -> None:
         super().__init__(model, timeout=timeout, today=today)
         info = self.info
+        url = base_url or endpoint(info.endpoint_variable) or info.default_endpoint
         # The key is always passed explicitly, so no profile on disk or workload identity is used.
         self._client = AsyncAnthropic(
             api_key=api_key or require_key(self.spec, self.key_variables),
-            base_url=base_url or endpoint(info.endpoint_variable) or info.default_endpoint,
+            base_url=url,
             max_retries=0,
             timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),
             open_telemetry=False,
-            # The SDK's own default client, with the process's one TLS context.
-            http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_tls_context()),
+            # The SDK's aiohttp transport where aiohttp is installed, with the process's one TLS context.
+            http_client=sdk_http_client(anthropic, url or ""),
         )
         #: What each batch item submitted by this process sent and dropped, by custom id: the
         #: results carry only the reply, and the record must say what the request applied.
@@ -106,44 +106,51 @@ class AnthropicAdapter(CatalogModel, BatchAPI):
         body, sent, dropped = self._params(request)
         started = time.perf_counter()
         try:
-            raw = await self._client.messages.with_raw_response.create(**body)
-            payload_bytes = await raw.read()
+            # The client's own request path (auth, version header, timeout, error classes) with the
+            # body `_params` built, without the typed `create` wrapper, which re-walks the body's
+            # TypedDict annotations and builds a typed Message we would only read back into ours.
+            http = await self._client.post("/v1/messages", cast_to=httpx2.Response, body=body)
+        except anthropic.APITimeoutError as error:
+            failed = connection_failure(error)
+            if failed is not None:
+                raise connection_error(self.spec, f"{error} ({failed})") from error
+            raise timeout_error(self.spec, f"no response within {self.timeout:g} s") from error
         except anthropic.APIError as error:
             raise self._error(error) from error
         latency = (time.perf_counter() - started) * 1000
-        request_id = raw.request_id
+        request_id = http.headers.get("request-id")
         try:
-            payload = json.loads(payload_bytes)
+            payload = json.loads(http.content)
             if not isinstance(payload, dict):
                 raise ValueError("top level is not an object")
-            message = await raw.parse()
-            response = self._response(message, payload, request_id, latency, sent, dropped)
-            return response.model_copy(update={"rate_limits": rate_limits(raw.headers)})
+            response = self._response(payload, request_id, latency, sent, dropped)
+            return response.model_copy(update={"rate_limits": rate_limits(http.headers)})
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as error:
             raise malformed_error(self.spec, f"{type(error).__name__}: {error}", request_id) from error
 
     def _response(
         self,
-        message: Message,
         payload: dict[str, Any],
         request_id: str | None,
         latency: float,
         sent: dict[str, Any],
         dropped: dict[str, Any],
     ) -> ChatResponse:
-        text = "".join(block.text for block in message.content if block.type == "text")
-        usage = message.usage
-        thinking = usage.output_tokens_details.thinking_tokens if usage.output_tokens_details else None
+        """Our response from a Messages API reply (a direct call's body, or a batch result's
+        `message`), read as JSON: a reply without its content, model or usage is malformed."""
+        text = "".join(str(block["text"]) for block in payload["content"] if block.get("type") == "text")
+        usage = payload["usage"]
+        thinking = (usage.get("output_tokens_details") or {}).get("thinking_tokens")
         return ChatResponse(
             text=text,
             requested_model=self.wire_model,  # the id actually asked for, aliases resolved
-            served_model=message.model,
+            served_model=str(payload["model"]),
             fingerprint=None,  # Anthropic reports none
-            response_id=message.id,
+            response_id=payload.get("id"),
             request_id=request_id,
             usage=usage_of(usage, thinking),
             latency_ms=latency,
-            finish_reason=message.stop_reason,
+            finish_reason=payload.get("stop_reason"),
             sampling_sent=sent,
             sampling_dropped=dropped,
             raw=payload,
@@ -224,9 +231,8 @@ class AnthropicAdapter(CatalogModel, BatchAPI):
         if kind == "succeeded":
             try:
                 payload = result["message"]
-                message = Message.model_validate(payload)
                 sent, dropped = self._batch_sampling.get(custom_id, ({}, {}))
-                response = self._response(message, payload, None, 0.0, sent, dropped)
+                response = self._response(payload, None, 0.0, sent, dropped)
             except (AttributeError, IndexError, KeyError, TypeError, ValueError) as error:
                 detail = f"{type(error).__name__}: {error}"
                 return BatchOutcome(custom_id, error=malformed_error(self.spec, detail))
@@ -284,14 +290,14 @@ def mark_breakpoints(body: dict[str, Any], request: ChatRequest) -> list[str]:
     return marked
 
 
-def usage_of(usage: Any, thinking: int | None) -> Usage:
+def usage_of(usage: dict[str, Any], thinking: int | None) -> Usage:
     """Anthropic counts cache reads and writes apart from `input_tokens`; the record's input is
     all of them, as the other providers count it, with the cached and written parts named."""
-    read = usage.cache_read_input_tokens
-    written = usage.cache_creation_input_tokens
+    read = usage.get("cache_read_input_tokens")
+    written = usage.get("cache_creation_input_tokens")
     return Usage(
-        input_tokens=usage.input_tokens + (read or 0) + (written or 0),
-        output_tokens=usage.output_tokens,
+        input_tokens=int(usage["input_tokens"]) + (read or 0) + (written or 0),
+        output_tokens=int(usage["output_tokens"]),
         reasoning_tokens=thinking,
         cached_tokens=read,
         cache_write_tokens=written,

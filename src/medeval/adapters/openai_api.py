@@ -11,7 +11,6 @@ import json
 import time
 from datetime import date
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx2
 import openai
@@ -27,7 +26,7 @@ from medeval.adapters.catalog import (
 )
 from medeval.adapters.ratelimits import rate_limits
 from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
-from medeval.adapters.tls import shared_tls_context
+from medeval.adapters.transport import connection_failure, sdk_http_client
 from medeval.errors import ConfigError
 from medeval.hashing import sha256_text
 from medeval.keys import endpoint, find_key, require_key
@@ -35,32 +34,6 @@ from medeval.keys import endpoint, find_key, require_key
 DEFAULT_TIMEOUT = 120.0
 #: Sent when an openai-compatible server needs no key (Ollama, llama.cpp): the SDK insists on one.
 NO_KEY_PLACEHOLDER = "not-needed"
-
-
-def default_http_client(base_url: str) -> httpx2.AsyncClient:
-    """The SDK's aiohttp transport (its `openai[aiohttp]` option) where aiohttp is installed (it
-    comes with xai-sdk), else its default httpx2 one. Same requests and SDK defaults (timeouts,
-    connection limits, redirects); aiohttp's compiled HTTP parser spends about a third of the CPU
-    per call that httpx2's pure-Python stack (httpcore2, h11, anyio) does (docs/performance.md).
-    aiohttp refuses credentials in the URL beside the SDK's Authorization header, so a base URL with
-    userinfo keeps httpx2."""
-    if "@" not in urlsplit(base_url).netloc:
-        try:
-            return openai.DefaultAioHttpClient(verify=shared_tls_context())
-        except RuntimeError:  # aiohttp missing
-            pass
-    return openai.DefaultAsyncHttpxClient(verify=shared_tls_context())
-
-
-def connection_failure(error: BaseException) -> BaseException | None:
-    """The aiohttp transport reports any failed connection (refused, reset, closed) as a connect
-    timeout; the cause it chains says which it was. None for a real timeout."""
-    cause = error.__cause__
-    while cause is not None:
-        if any(k.__name__ == "ClientConnectionError" for k in type(cause).__mro__):  # aiohttp's
-            return None if isinstance(cause, TimeoutError) else cause
-        cause = cause.__cause__
-    return None
 
 
 def strict_compatible(schema: dict[str, Any]) -> bool:
@@ -102,7 +75,7 @@ class OpenAIAdapter(CatalogModel, BatchAPI):
             base_url=url,
             max_retries=0,
             timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),
-            http_client=http_client or default_http_client(url or ""),
+            http_client=http_client or sdk_http_client(openai, url or ""),
         )
         #: custom id -> (sampling sent, sampling dropped) of each batched request, for its response.
         self._batch_sampling: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
