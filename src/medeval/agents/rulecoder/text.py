@@ -133,8 +133,10 @@ def _strip_prose(line: str, begin: int, end: int, start: int, out: _Builder) -> 
     """`_strip_line` for a line that is not a table row, a run of characters at a time rather than
     one by one (the same result: this is most of the text the rules coder reads)."""
     kept: list[tuple[int, int]] = []  # [a, b) ranges of `line` that stay
-    cut = [(m.start(), m.start() + 1) for m in _LINK.finditer(line, begin, end)]
-    cut += [(m.start(1) + len(m.group(1)), m.end()) for m in _LINK.finditer(line, begin, end)]
+    cut: list[tuple[int, int]] = []
+    for link in _LINK.finditer(line, begin, end):
+        # [text](url): keep the text, drop the brackets and the address.
+        cut += [(link.start(), link.start() + 1), (link.start(1) + len(link.group(1)), link.end())]
     cut += [(m.start(), m.end()) for m in _EMPHASIS.finditer(line, begin, end)]
     at = begin
     for a, b in sorted(cut):
