@@ -22,7 +22,7 @@ from medeval.cache import ResponseCache, cache_key
 from medeval.callfailures import FailureLog
 from medeval.cost import TYPICAL_OUTPUT_TOKENS, CostMeter
 from medeval.hashing import derive_seed
-from medeval.limits import Limits, Pacing, estimate_tokens
+from medeval.limits import Limits, Pacing, prompt_tokens
 from medeval.storage import utc_now
 
 DEFAULT_MAX_CONCURRENCY = 32  # see docs/performance.md, "Pacing"
@@ -171,22 +171,19 @@ class Gateway:
                         derive_seed(self._seed, ctx.trial_id, ctx.role, ctx.judge_index, ctx.turn_id)
                     )
                 wait = self.retry.delay(attempt, failure, rng) if rng is not None and retrying else None
-                self._record(
+                self._attempt_failed(
                     call_id,
                     attempt,
                     spec,
                     sent,
                     ctx,
-                    None,
                     failure,
                     elapsed,
                     wait,
+                    retrying,
                     cache=cache_state,
                     pacing=outcome.pacing,
                 )
-                if not retrying:
-                    self.failures.failed(spec, failure, ctx.trial_id)
-                    raise CallFailed(spec, str(failure), attempt) from failure
                 await self._sleep(wait or 0.0)
                 continue
             return self._delivered(
@@ -215,8 +212,7 @@ class Gateway:
         held = 0.0
         if self.meter is not None:
             output = request.sampling.max_output_tokens or TYPICAL_OUTPUT_TOKENS
-            prompt = estimate_tokens(request) - (request.sampling.max_output_tokens or 0)
-            held = self.meter.hold(spec, prompt, output, batch_discount=api.batch_discount)
+            held = self.meter.hold(spec, prompt_tokens(request), output, batch_discount=api.batch_discount)
         try:
             cached = key is not None
             attempt = 0
@@ -248,24 +244,21 @@ class Gateway:
                 failure = outcome.error
                 assert failure is not None
                 retrying = self.retry.should_retry(attempt, failure)
-                self._record(
+                self._attempt_failed(
                     call_id,
                     attempt,
                     spec,
                     sent,
                     ctx,
-                    None,
                     failure,
                     delivered.waited_ms,
                     0.0 if retrying else None,
+                    retrying,
                     cache=state,
                     key=key,
                     batch_id=delivered.batch_id,
                     custom_id=custom_id,
                 )
-                if not retrying:
-                    self.failures.failed(spec, failure, ctx.trial_id)
-                    raise CallFailed(spec, str(failure), attempt) from failure
         finally:
             if self.meter is not None:
                 self.meter.release(held)
@@ -304,6 +297,26 @@ class Gateway:
             **extra,
         )
         return response
+
+    def _attempt_failed(
+        self,
+        call_id: str,
+        attempt: int,
+        spec: str,
+        sent: dict[str, Any],
+        ctx: CallContext,
+        failure: ProviderError,
+        elapsed_ms: float,
+        retry_in: float | None,
+        retrying: bool,
+        **extra: Any,
+    ) -> None:
+        """A failed attempt, direct or batched: recorded; when no retry follows, counted for the
+        run's failure lines and raised as CallFailed."""
+        self._record(call_id, attempt, spec, sent, ctx, None, failure, elapsed_ms, retry_in, **extra)
+        if not retrying:
+            self.failures.failed(spec, failure, ctx.trial_id)
+            raise CallFailed(spec, str(failure), attempt) from failure
 
     def _event(self, event: dict[str, Any]) -> None:
         """A batch event line in calls.jsonl, written as it happens (see batching/events.py)."""

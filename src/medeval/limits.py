@@ -142,11 +142,16 @@ class TokenBucket:
             self.level = min(self.level, float(remaining))
 
 
-def estimate_tokens(request: ChatRequest) -> int:
-    """A cheap upper-side guess at what a request counts against a tokens-per-minute limit: about
-    four characters a token for the prompt, plus the output cap (which providers also reserve)."""
+def prompt_tokens(request: ChatRequest) -> int:
+    """A cheap upper-side guess at a request's prompt: about four characters a token."""
     chars = len(request.system) + sum(len(m.content) for m in request.messages)
-    return chars // 4 + 1 + (request.sampling.max_output_tokens or 0)
+    return chars // 4 + 1
+
+
+def estimate_tokens(request: ChatRequest) -> int:
+    """What a request counts against a tokens-per-minute limit: its prompt, plus the output cap
+    (which providers also reserve)."""
+    return prompt_tokens(request) + (request.sampling.max_output_tokens or 0)
 
 
 class Pacing(BaseModel):
