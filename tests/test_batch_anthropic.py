@@ -12,12 +12,21 @@ from typing import Any
 import pytest
 
 from medeval.adapters.anthropic_api import AnthropicAdapter
-from medeval.adapters.base import ChatResponse, ProviderError
+from medeval.adapters.base import ProviderError
 from medeval.adapters.batch import BatchOutcome, supports_batch
 from medeval.testing.loopback import LoopbackServer
 from tests.servers.anthropic_server import anthropic_dialect
 from tests.servers.batches import BatchBook, ItemScript
-from tests.servers.helpers import SECRET, batch_items, comparable, leaks, run_batch
+from tests.servers.helpers import (
+    SECRET,
+    batch_items,
+    batch_then_direct,
+    collect,
+    leaks,
+    matched,
+    run_batch,
+    submit_then_direct,
+)
 
 TODAY = date(2026, 11, 22)
 
@@ -42,12 +51,7 @@ def test_each_item_sends_the_direct_calls_body_under_its_custom_id(server: Loopb
     assert supports_batch(subject)
     batch = batch_items()
 
-    async def scenario() -> None:
-        await subject.batch_submit(batch)
-        for item in batch:
-            await subject.generate(item.request)
-
-    asyncio.run(scenario())
+    submit_then_direct(subject, batch)
     created, *directs = server.requests
     assert (created.method, created.path) == ("POST", "/v1/messages/batches")
     assert created.headers["authorization"] == "Bearer <redacted>"
@@ -88,26 +92,15 @@ def test_results_are_matched_by_custom_id_and_equal_a_direct_call(
     subject = adapter(server)
     batch = batch_items(4)
 
-    async def scenario() -> tuple[Any, list[BatchOutcome], list[ChatResponse]]:
-        status, outcomes = await run_batch(subject, batch)
-        return status, outcomes, [await subject.generate(item.request) for item in batch]
-
-    status, outcomes, directs = asyncio.run(scenario())
+    status, outcomes, directs = batch_then_direct(subject, batch)
     assert status.state == "ended" and status.succeeded == 4
-    # the fake lists results in reverse order: matching is by custom id, never by position
+    responses = matched(subject, batch, outcomes, directs)
     assert [o.custom_id for o in outcomes] == ["item-3", "item-2", "item-1", "item-0"]
-    by_id = {o.custom_id: o for o in outcomes}
-    for item, direct in zip(batch, directs, strict=True):
-        response = by_id[item.custom_id].response
-        assert response is not None and by_id[item.custom_id].error is None
-        assert comparable(response) == comparable(direct)
-        # what a resumed run, which did not submit the item, sets on its response
-        assert subject.batch_sampling(item.request) == (direct.sampling_sent, direct.sampling_dropped)
-        assert response.response_id == f"msg_loopback_{item.custom_id}"
+    for custom_id, response in responses.items():
+        assert response.response_id == f"msg_loopback_{custom_id}"
         assert response.raw["usage"]["service_tier"] == "batch"
-    assert by_id["item-0"].response is not None
-    assert by_id["item-0"].response.sampling_sent == {"max_output_tokens": 256}
-    assert set(by_id["item-0"].response.sampling_dropped) == {"temperature", "seed"}
+    assert responses["item-0"].sampling_sent == {"max_output_tokens": 256}
+    assert set(responses["item-0"].sampling_dropped) == {"temperature", "seed"}
 
 
 def test_partial_failure_follows_the_direct_retry_rules(server: LoopbackServer, book: BatchBook) -> None:
@@ -183,11 +176,7 @@ def test_a_results_read_of_a_fresh_adapter_still_matches_by_custom_id(server: Lo
     batch_id = asyncio.run(adapter(server).batch_submit(batch_items(2)))
     fresh = adapter(server)
 
-    async def scenario() -> list[BatchOutcome]:
-        await fresh.batch_status(batch_id)
-        return await fresh.batch_results(batch_id)
-
-    outcomes = asyncio.run(scenario())
+    _, outcomes = asyncio.run(collect(fresh, batch_id))
     assert sorted(o.custom_id for o in outcomes) == ["item-0", "item-1"]
     assert all(o.response is not None and o.response.text for o in outcomes)
     assert not leaks(SECRET, [r.model_dump() for r in server.requests])

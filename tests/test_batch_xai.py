@@ -12,11 +12,19 @@ from datetime import date
 import pytest
 from google.protobuf import json_format
 
-from medeval.adapters.base import ChatResponse, ProviderError
+from medeval.adapters.base import ProviderError
 from medeval.adapters.batch import BatchOutcome, BatchStatus, supports_batch
 from medeval.adapters.xai_api import XAIAdapter
 from tests.servers.batches import BatchBook, ItemScript
-from tests.servers.helpers import SECRET, batch_items, comparable, leaks, run_batch
+from tests.servers.helpers import (
+    SECRET,
+    batch_items,
+    batch_then_direct,
+    leaks,
+    matched,
+    run_batch,
+    submit_then_direct,
+)
 from tests.servers.xai_grpc import XAIServer
 
 TODAY = date(2026, 11, 22)
@@ -37,13 +45,7 @@ def test_each_added_request_is_the_direct_request_under_its_custom_id(server: XA
     assert supports_batch(subject)
     batch = batch_items()
 
-    async def scenario() -> None:
-        await subject.batch_submit(batch)
-        for item in batch:
-            await subject.generate(item.request)
-        await subject.aclose()
-
-    asyncio.run(scenario())
+    submit_then_direct(subject, batch)
     (added,) = server.added
     assert [r.batch_request_id for r in added.batch_requests] == ["item-0", "item-1", "item-2"]
     directs = [call.request for call in server.calls if not isinstance(call.request, str)][-3:]
@@ -88,25 +90,13 @@ def test_paged_results_are_matched_by_custom_id_and_equal_a_direct_call(server: 
     subject = adapter(server)
     batch = batch_items(5)  # three pages of two
 
-    async def scenario() -> tuple[BatchStatus, list[BatchOutcome], list[ChatResponse]]:
-        status, outcomes = await run_batch(subject, batch)
-        directs = [await subject.generate(item.request) for item in batch]
-        await subject.aclose()
-        return status, outcomes, directs
-
-    status, outcomes, directs = asyncio.run(scenario())
+    status, outcomes, directs = batch_then_direct(subject, batch)
     assert status.state == "ended" and status.succeeded == 5
+    responses = matched(subject, batch, outcomes, directs)
     assert [o.custom_id for o in outcomes] == ["item-4", "item-3", "item-2", "item-1", "item-0"]
-    by_id = {o.custom_id: o for o in outcomes}
-    for item, direct in zip(batch, directs, strict=True):
-        response = by_id[item.custom_id].response
-        assert response is not None
-        assert comparable(response) == comparable(direct)
-        # what a resumed run, which did not submit the item, sets on its response
-        assert subject.batch_sampling(item.request) == (direct.sampling_sent, direct.sampling_dropped)
-        assert response.response_id == f"xai-batch-{item.custom_id}"
-    first = by_id["item-0"].response
-    assert first is not None and first.sampling_sent == {
+    assert all(r.response_id == f"xai-batch-{custom_id}" for custom_id, r in responses.items())
+    first = responses["item-0"]
+    assert first.sampling_sent == {
         "temperature": 0.0,
         "seed": 7,
         "max_output_tokens": 256,

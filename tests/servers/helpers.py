@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -89,6 +90,60 @@ def comparable(response: ChatResponse) -> dict[str, Any]:
 
 async def run_batch(subject: BatchAPI, batch: list[BatchItem]) -> tuple[BatchStatus, list[BatchOutcome]]:
     """Submit, read the state once, collect: one batch through an adapter's batch contract."""
-    batch_id = await subject.batch_submit(batch)
+    return await collect(subject, await subject.batch_submit(batch))
+
+
+async def collect(subject: BatchAPI, batch_id: str) -> tuple[BatchStatus, list[BatchOutcome]]:
+    """Read a batch's state once, then its results (as a resumed run's fresh adapter does)."""
     status = await subject.batch_status(batch_id)
     return status, await subject.batch_results(batch_id)
+
+
+def submit_then_direct(subject: Any, batch: list[BatchItem]) -> None:
+    """Submit `batch` (`subject` is a ModelAPI with a BatchAPI), then send each item's request as
+    a direct call, then close: the tests compare what the provider received for the two."""
+
+    async def both() -> None:
+        try:
+            await subject.batch_submit(batch)
+            for item in batch:
+                await subject.generate(item.request)
+        finally:
+            await subject.aclose()
+
+    asyncio.run(both())
+
+
+def batch_then_direct(
+    subject: Any, batch: list[BatchItem]
+) -> tuple[BatchStatus, list[BatchOutcome], list[ChatResponse]]:
+    """`run_batch`, then each item's request as a direct call, then close: the batch's outcomes
+    beside the direct responses they must equal."""
+
+    async def both() -> tuple[BatchStatus, list[BatchOutcome], list[ChatResponse]]:
+        try:
+            status, outcomes = await run_batch(subject, batch)
+            return status, outcomes, [await subject.generate(item.request) for item in batch]
+        finally:
+            await subject.aclose()
+
+    return asyncio.run(both())
+
+
+def matched(
+    subject: Any, batch: list[BatchItem], outcomes: list[BatchOutcome], directs: list[ChatResponse]
+) -> dict[str, ChatResponse]:
+    """Each item's batch response by custom id, checked against its direct call: the fake lists
+    results in reverse order, so matching is by custom id, never by position; each response equals
+    the direct one; and what a resumed run (which did not submit the item) sets on it is what the
+    direct call applied."""
+    assert [o.custom_id for o in outcomes] == [i.custom_id for i in reversed(batch)]
+    by_id = {o.custom_id: o for o in outcomes}
+    responses: dict[str, ChatResponse] = {}
+    for item, direct in zip(batch, directs, strict=True):
+        response = by_id[item.custom_id].response
+        assert response is not None and by_id[item.custom_id].error is None
+        assert comparable(response) == comparable(direct)
+        assert subject.batch_sampling(item.request) == (direct.sampling_sent, direct.sampling_dropped)
+        responses[item.custom_id] = response
+    return responses
