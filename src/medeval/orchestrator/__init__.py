@@ -25,7 +25,7 @@ from medeval.adapters.base import ModelAPI
 from medeval.adapters.registry import parse_spec
 from medeval.adapters.retry import Sleeper, real_sleep
 from medeval.audit import verify_run
-from medeval.batching import TrialSlot, unanswered_submissions, unfinished_batches
+from medeval.batching import TrialSlot, is_batch_event, unanswered_submissions, unfinished_batches
 from medeval.budget import batch_discounts, check_budget
 from medeval.cache import ResponseCache, default_cache_dir
 from medeval.config import RunConfig
@@ -211,8 +211,10 @@ async def _execute_locked(
     gateway.set_sink(writer.call)
     if resumed:
         # Batches a killed session left in flight: their requests wait for them, never sent twice.
-        records_so_far = list(store.call_records())
-        gateway.attach_batches(unfinished_batches(records_so_far), unanswered_submissions(records_so_far))
+        # Only the batch lines are kept: both readings below go over them, and a run's call records
+        # can be many more than fit comfortably in memory.
+        events = [r for r in store.call_records() if is_batch_event(r)]
+        gateway.attach_batches(unfinished_batches(events), unanswered_submissions(events))
 
     trial_slots = asyncio.Semaphore(config.max_concurrency)
     records: list[TrialRecord] = []
