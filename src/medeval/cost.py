@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 from collections import defaultdict
+from collections.abc import Iterable
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, Literal
@@ -250,38 +251,53 @@ TOKEN_FIELDS = {
 }
 
 
-def cost_totals(calls: list[dict[str, Any]]) -> dict[str, Any]:
-    """Totals per role, target and model from call records (cache hits cost nothing)."""
-    by_role: dict[str, float] = defaultdict(float)
-    by_target: dict[str, float] = defaultdict(float)
-    by_model: dict[str, float] = defaultdict(float)
-    unpriced: set[str] = set()
-    total = 0.0
-    tokens = dict.fromkeys(TOKEN_FIELDS, 0)
-    for call in calls:
+class CostTotals:
+    """Totals per role, target and model, summed one call record at a time (cache hits cost
+    nothing): the run writer keeps one as it writes, so a session's summary never re-reads its
+    calls file."""
+
+    def __init__(self) -> None:
+        self.by_role: dict[str, float] = defaultdict(float)
+        self.by_target: dict[str, float] = defaultdict(float)
+        self.by_model: dict[str, float] = defaultdict(float)
+        self.unpriced: set[str] = set()
+        self.total = 0.0
+        self.tokens = dict.fromkeys(TOKEN_FIELDS, 0)
+
+    def add(self, call: dict[str, Any]) -> None:
         if "response" not in call:
-            continue
+            return
         if call.get("cache") != "hit":  # a response-cache hit sent nothing to a provider
             usage = call.get("usage") or {}
             for name, field in TOKEN_FIELDS.items():
-                tokens[name] += int(usage.get(field) or 0)
+                self.tokens[name] += int(usage.get(field) or 0)
         cost = call.get("cost_usd")
         if cost is None:
-            unpriced.add(str(call.get("spec")))
-            continue
-        total += cost
-        by_role[str(call.get("role"))] += cost
-        by_model[str(call.get("spec"))] += cost
+            self.unpriced.add(str(call.get("spec")))
+            return
+        self.total += cost
+        self.by_role[str(call.get("role"))] += cost
+        self.by_model[str(call.get("spec"))] += cost
         if call.get("target"):
-            by_target[str(call["target"])] += cost
-    return {
-        "total_usd": round(total, 6),
-        "by_role": {k: round(v, 6) for k, v in sorted(by_role.items())},
-        "by_target": {k: round(v, 6) for k, v in sorted(by_target.items())},
-        "by_model": {k: round(v, 6) for k, v in sorted(by_model.items())},
-        "unpriced_models": sorted(unpriced),
-        "tokens": tokens,
-    }
+            self.by_target[str(call["target"])] += cost
+
+    def totals(self) -> dict[str, Any]:
+        return {
+            "total_usd": round(self.total, 6),
+            "by_role": {k: round(v, 6) for k, v in sorted(self.by_role.items())},
+            "by_target": {k: round(v, 6) for k, v in sorted(self.by_target.items())},
+            "by_model": {k: round(v, 6) for k, v in sorted(self.by_model.items())},
+            "unpriced_models": sorted(self.unpriced),
+            "tokens": dict(self.tokens),
+        }
+
+
+def cost_totals(calls: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Totals per role, target and model from call records (cache hits cost nothing)."""
+    totals = CostTotals()
+    for call in calls:
+        totals.add(call)
+    return totals.totals()
 
 
 def prompt_cache_text(tokens: dict[str, int]) -> str | None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from medeval.batching.events import COLLECTED, SUBMITTED, is_batch_event
-from medeval.cost import cost_totals
+from medeval.cost import CostTotals
 from medeval.errors import EXIT_STORAGE, UserError
 from medeval.progress import RunProgress
 from medeval.schemas import TrialRecord
@@ -27,6 +27,9 @@ class Writer:
         self.store = store
         self.progress = progress
         self.failure: StorageError | None = None
+        # What the summary counts, kept as records are written: a run directory already holding
+        # records (a resumed run) is read once here, never again at the end.
+        self.tally = Tally.from_files(store) if _has_records(store) else Tally()
 
     @property
     def run_id(self) -> str:
@@ -40,6 +43,7 @@ class Writer:
         except StorageError as error:
             self.failure = error
             raise
+        self.tally.call(record)
         if not is_batch_event(record):
             self.progress.call(record)
 
@@ -49,6 +53,11 @@ class Writer:
             return False
         try:
             self.store.append_trial(record.model_dump(mode="json"))
+        except StorageError as error:
+            self.failure = error
+            return False
+        self.tally.trial(record.status)
+        try:
             self.store.write_checkpoint(min_interval=CHECKPOINT_INTERVAL)
         except StorageError as error:
             self.failure = error
@@ -59,7 +68,7 @@ class Writer:
     def finish(self, planned: int, outcome: str, extra: dict[str, Any] | None = None) -> None:
         try:
             self.store.write_checkpoint()
-            self.store.write_summary({**run_summary(self.store, planned, outcome), **(extra or {})})
+            self.store.write_summary({**self.tally.summary(self.store, planned, outcome), **(extra or {})})
         except StorageError as error:
             self.failure = self.failure or error
 
@@ -77,35 +86,68 @@ class RunStorageFailed(UserError):
         )
 
 
-def run_summary(store: RunStore, planned: int, outcome: str) -> dict[str, Any]:
-    """End-of-session totals, computed from the files, so a resumed run's summary covers it all."""
-    statuses = Counter(str(t.get("status")) for t in store.trials())
-    calls: list[dict[str, Any]] = []
-    batch_events: list[dict[str, Any]] = []
-    for record in store.call_records():
-        (batch_events if is_batch_event(record) else calls).append(record)
-    summary = {
-        "run_id": store.run_id,
-        "written_at": utc_now(),
-        "outcome": outcome,
-        "trials_planned": planned,
-        "trials_written": sum(statuses.values()),
-        "trials_by_status": dict(sorted(statuses.items())),
-        "calls": {
-            "records": len(calls),
-            "cache_hits": sum(c.get("cache") == "hit" for c in calls),
-            "errors": sum("error" in c for c in calls),
-        },
-        "cost": cost_totals(calls),
-        "chains": {"results": store.results.head(), "calls": store.calls.head()},
-    }
-    if batch_events:
-        summary["batches"] = {
-            "submitted": sum(e.get("event") == SUBMITTED for e in batch_events),
-            "collected": sum(e.get("event") == COLLECTED for e in batch_events),
-            "batched_calls": sum(bool(c.get("batch_id")) for c in calls),
+class Tally:
+    """The counts of a run's summary, one written record at a time."""
+
+    def __init__(self) -> None:
+        self.statuses: Counter[str] = Counter()
+        self.calls = 0
+        self.cache_hits = 0
+        self.errors = 0
+        self.costs = CostTotals()
+        self.batch_events = Counter[str]()
+        self.batched_calls = 0
+
+    @classmethod
+    def from_files(cls, store: RunStore) -> Tally:
+        tally = cls()
+        for trial in store.trials():
+            tally.trial(trial.get("status"))
+        for record in store.call_records():
+            tally.call(record)
+        return tally
+
+    def trial(self, status: object) -> None:
+        self.statuses[str(status)] += 1
+
+    def call(self, record: dict[str, Any]) -> None:
+        if is_batch_event(record):
+            self.batch_events[str(record.get("event"))] += 1
+            return
+        self.calls += 1
+        self.cache_hits += record.get("cache") == "hit"
+        self.errors += "error" in record
+        self.batched_calls += bool(record.get("batch_id"))
+        self.costs.add(record)
+
+    def summary(self, store: RunStore, planned: int, outcome: str) -> dict[str, Any]:
+        summary = {
+            "run_id": store.run_id,
+            "written_at": utc_now(),
+            "outcome": outcome,
+            "trials_planned": planned,
+            "trials_written": sum(self.statuses.values()),
+            "trials_by_status": dict(sorted(self.statuses.items())),
+            "calls": {"records": self.calls, "cache_hits": self.cache_hits, "errors": self.errors},
+            "cost": self.costs.totals(),
+            "chains": {"results": store.results.head(), "calls": store.calls.head()},
         }
-    return summary
+        if self.batch_events:
+            summary["batches"] = {
+                "submitted": self.batch_events[SUBMITTED],
+                "collected": self.batch_events[COLLECTED],
+                "batched_calls": self.batched_calls,
+            }
+        return summary
+
+
+def run_summary(store: RunStore, planned: int, outcome: str) -> dict[str, Any]:
+    """End-of-session totals, computed from the files (what the writer's tally must equal)."""
+    return Tally.from_files(store).summary(store, planned, outcome)
+
+
+def _has_records(store: RunStore) -> bool:
+    return bool(store.results.head()["records"] or store.calls.head()["records"])
 
 
 def target_failed(record: dict[str, Any]) -> bool:
