@@ -170,6 +170,7 @@ class CostMeter:
         #: come, yet committed. `--max-cost` counts them, or a run whose trials give up their slots
         #: while their judges wait would launch every trial before the first batch is charged.
         self.pending = 0.0
+        self._holds = 0
 
     def hold(
         self, spec: str, input_tokens: int, output_tokens: int, *, batch_discount: float | None = None
@@ -178,10 +179,13 @@ class CostMeter:
         usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens)
         amount = self.prices.cost(spec, usage, batch_discount=batch_discount) or 0.0
         self.pending += amount
+        self._holds += 1
         return amount
 
     def release(self, amount: float) -> None:
-        self.pending = max(0.0, self.pending - amount)
+        # Floating sums do not cancel exactly: with nothing held, nothing is pending.
+        self._holds -= 1
+        self.pending = max(0.0, self.pending - amount) if self._holds > 0 else 0.0
 
     def charge(
         self, spec: str, usage: Usage, role: str, target: str | None, *, batch_discount: float | None = None
