@@ -134,11 +134,7 @@ class Gateway:
             if hit is not None:
                 self._record(call_id, 0, spec, sent, ctx, hit, None, 0.0, None, cache="hit", key=key)
                 return hit
-        stopped = self.failures.stopped(spec)
-        if stopped is not None:
-            # The provider refused the key, or the model does not exist: this call would fail too.
-            stopped.not_sent += 1
-            raise CallFailed(spec, f"{stopped.message}; stopped calling {spec} after that", 0)
+        self._refuse_if_stopped(spec)
         if self.batcher is not None and ctx.role in BATCH_ROLES:
             api = self.batcher.api_for(spec, adapter)
             if api is not None:
@@ -152,6 +148,9 @@ class Gateway:
             attempt += 1
             failure: ProviderError | None = None
             async with self.limits.slot(spec, request) as outcome:
+                # Checked again once a slot is free: a call that waited for one while the provider
+                # refused the key is not sent either.
+                self._refuse_if_stopped(spec, attempt - 1)
                 started = time.perf_counter()
                 try:
                     response = await adapter.generate(request)
@@ -189,6 +188,13 @@ class Gateway:
             return self._delivered(
                 call_id, attempt, spec, sent, ctx, response, elapsed, cache_state, key, pacing=outcome.pacing
             )
+
+    def _refuse_if_stopped(self, spec: str, attempts: int = 0) -> None:
+        stopped = self.failures.stopped(spec)
+        if stopped is not None:
+            # The provider refused the key, or the model does not exist: this call would fail too.
+            stopped.not_sent += 1
+            raise CallFailed(spec, f"{stopped.message}; stopped calling {spec} after that", attempts)
 
     async def _complete_batched(
         self,
