@@ -113,7 +113,9 @@ class RunConfig(BaseModel):
     seed: int = 42
     epochs: int = Field(default=1, ge=1)
     out: Path = Path("runs")
-    max_concurrency: int = Field(default=32, ge=1, description="Trials, and calls, in flight at once")
+    max_concurrency: int = Field(
+        default=32, ge=1, description="Calls in flight at once; twice as many trials are open"
+    )
     provider_concurrency: dict[str, int] = Field(
         default_factory=dict, description="Ceiling on calls in flight per provider, all its models"
     )

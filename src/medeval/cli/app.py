@@ -75,7 +75,9 @@ def run_command(
     out_dir: Annotated[Path, typer.Option("--out", help="Parent directory of run directories")] = Path(
         "runs"
     ),
-    max_concurrency: Annotated[int, typer.Option(min=1, help="Trials, and calls, in flight at once")] = 32,
+    max_concurrency: Annotated[
+        int, typer.Option(min=1, help="Calls in flight at once; twice as many trials are open")
+    ] = 32,
     provider_concurrency: Annotated[
         list[str] | None,
         typer.Option(help="PROVIDER=N: ceiling on one provider's calls in flight (repeatable)"),

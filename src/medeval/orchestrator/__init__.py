@@ -216,7 +216,7 @@ async def _execute_locked(
         events = [r for r in store.call_records() if is_batch_event(r)]
         gateway.attach_batches(unfinished_batches(events), unanswered_submissions(events))
 
-    trial_slots = asyncio.Semaphore(config.max_concurrency)
+    trial_slots = asyncio.Semaphore(open_trials(config.max_concurrency))
     records: list[TrialRecord] = []
     meter = gateway.meter
     stopped: str | None = None
@@ -248,6 +248,13 @@ async def _execute_locked(
         raise RunStorageFailed(store.directory, writer.failure, written=store.results.head()["records"])
     records.sort(key=lambda r: r.trial_id)
     return RunResult(store, records, outcome, failures=gateway.failures.lines())
+
+
+def open_trials(max_concurrency: int) -> int:
+    """Trials open at once: twice the calls allowed in flight. A trial spends part of its time
+    without a call out (its judging and records, its turn between two calls), and a call slot it
+    leaves idle is taken by another open trial (docs/performance.md, "Open trials")."""
+    return 2 * max_concurrency
 
 
 def create_store(parent: Path) -> RunStore:
