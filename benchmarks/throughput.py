@@ -15,6 +15,10 @@ own process by default, so it does not compete with the harness for the GIL. It 
   counts only the harness (the server has its own process), and it moves less than wall time when
   other work shares the machine;
 - peak memory of this process (ru_maxrss).
+
+`--client bare` (or `all`) adds a reference row: the same calls, in trials of the same shape (each
+trial's turns one after another, `concurrency` trials at once), made through the adapter and SDK
+alone with no harness. It is the ceiling of this machine and SDK: the harness can only lose to it.
 """
 
 from __future__ import annotations
@@ -35,12 +39,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import medeval.adapters.openai_api  # noqa: F401 - imported once here, so no run times the SDK's import
-from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, Usage
+from medeval.adapters.base import ChatRequest, ChatResponse, Message, ModelAPI, Usage
+from medeval.adapters.openai_api import create_compatible  # imported here: no run times the SDK's import
 from medeval.adapters.registry import register_provider
 from medeval.cache import CacheMode
 from medeval.config import RunConfig
 from medeval.orchestrator import build_gateway, execute
+from medeval.scenarios import load_scenario
 from medeval.storage import CALLS, read_jsonl
 from medeval.testing.loopback import TARGET_ANSWER, Prompt, default_responder
 
@@ -177,6 +182,42 @@ def measure(
     return elapsed, cpu, calls
 
 
+def measure_bare(
+    trials: int, latency: float, concurrency: int, in_process: bool, jitter: float = 0.0
+) -> tuple[float, float, int]:
+    """`measure` without the harness: each trial asks the scenario's turns one after another
+    through the adapter alone, with the same slots and server."""
+    scenario = load_scenario(SCENARIO)
+    # The opening statement, then every scripted turn: the four target calls a harness trial makes.
+    turns = [scenario.opening_statement or "", *(t.user_message for t in scenario.scripted_turns)]
+
+    async def trials_at_once() -> None:
+        adapter = create_compatible(TARGET.partition(":")[2])
+        slots = asyncio.Semaphore(concurrency)
+
+        async def trial() -> None:
+            async with slots:
+                messages: list[Message] = []
+                for turn in turns:
+                    messages.append(Message(role="user", content=turn))
+                    request = ChatRequest(system="You are helpful.", messages=list(messages))
+                    response = await adapter.generate(request)
+                    messages.append(Message(role="assistant", content=response.text))
+
+        try:
+            await asyncio.gather(*(trial() for _ in range(trials)))
+        finally:
+            await adapter.aclose()
+
+    with loopback(latency, in_process, jitter) as base_url:
+        os.environ["OPENAI_COMPATIBLE_BASE_URL"] = base_url
+        os.environ.setdefault("OPENAI_COMPATIBLE_API_KEY", "benchmark-dummy-key")
+        started, cpu_started = time.perf_counter(), time.process_time()
+        asyncio.run(trials_at_once())
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    return elapsed, cpu, trials * len(turns)
+
+
 def profiled(run: Callable[[], object], top: int) -> None:
     """Run once under cProfile and print where this process's CPU went: per package, then the
     functions with the most time of their own. cProfile slows Python code down, so read the shares,
@@ -224,9 +265,10 @@ def main() -> None:
     parser.add_argument("--judge", default="rules", help="judge spec (default: rules, no judge calls)")
     parser.add_argument(
         "--client",
-        choices=("sdk", "none", "both"),
+        choices=("sdk", "none", "bare", "both", "all"),
         default="both",
-        help="sdk: openai-compatible over loopback HTTP; none: an in-process provider that only sleeps",
+        help="sdk: openai-compatible over loopback HTTP; none: an in-process provider that only sleeps; "
+        "bare: the SDK alone, no harness (the ceiling); both: sdk and none; all: the three",
     )
     parser.add_argument("--in-process-server", action="store_true", help="run the loopback in this process")
     parser.add_argument(
@@ -239,6 +281,8 @@ def main() -> None:
     register_provider("sleep", f"{__name__}:create_sleeping")
 
     def timed(client: str, latency: float) -> tuple[float, float, int]:
+        if client == "bare":
+            return measure_bare(args.trials, latency, args.concurrency, args.in_process_server, args.jitter)
         return measure(
             args.trials,
             latency,
@@ -257,7 +301,7 @@ def main() -> None:
         )
         profiled(lambda: timed(client, args.latency), args.profile)
         return
-    clients = ("sdk", "none") if args.client == "both" else (args.client,)
+    clients = {"both": ("sdk", "none"), "all": ("sdk", "none", "bare")}.get(args.client, (args.client,))
     print(
         f"trials {args.trials}, latency {args.latency * 1000:g} ms (jitter {args.jitter:g}), "
         f"concurrency {args.concurrency}, "
