@@ -241,13 +241,15 @@ async def _judge_group(
     if RULES in specs and not errors:
         # The rules coder is a pure function of the answer and the key: code once, copy per judge.
         memo: rules.Memo = {}
-        coded = rules.code_answer(scenario, group, "\n\n".join(a.response for a in answered), memo)
+        async with gateway.limits.cpu:  # one group's reading per loop turn (limits.LoopTurns)
+            coded = rules.code_answer(scenario, group, "\n\n".join(a.response for a in answered), memo)
+            labelled = rules.label_claims(claims, scenario, memo)
         checklist, invalid = screen_checklist(coded.checklist, answers, facts)
         # An item without support patterns is one the coder cannot score: it abstains, and says so.
         unscorable = [f for f in facts if not _has_support_patterns(scenario, f)]
         checklist = [c for c in checklist if c.fact_id not in unscorable]
         by_rules = Verification(
-            rules.label_claims(claims, scenario, memo),
+            labelled,
             invalid,
             checklist=checklist,
             non_answer=coded.non_answer,

@@ -17,14 +17,19 @@ alone. A call passes, in this order:
 4. the global ceiling (`--max-concurrency`).
 
 Every wait goes through the injected sleeper and clock, so tests never sleep.
+
+The event loop itself is paced too: CPU-heavy steps that need no call (the rules coder's reading of
+a group) take `Limits.cpu` turns, one per loop iteration (`LoopTurns`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
+from types import TracebackType
 
 from pydantic import BaseModel, ConfigDict
 
@@ -203,6 +208,42 @@ class CallOutcome:
         self.rate_limits = response.rate_limits
 
 
+class LoopTurns:
+    """One holder per event-loop iteration, first come first served.
+
+    Trials that end their last call together are judged together. Run as plain tasks, each
+    trial's rules coding goes between the loop's polls for I/O, so the responses and new requests
+    of every other trial wait for all of it: hundreds of milliseconds on each call, and every
+    trial finishes its judging at the end of the burst. With turns, the loop polls between any two
+    holders (a turn is handed on with `call_soon`, which runs in the next iteration), and the
+    trials are judged in order."""
+
+    def __init__(self) -> None:
+        self._held = False
+        self._waiting: deque[asyncio.Future[None]] = deque()
+
+    async def __aenter__(self) -> None:
+        if not self._held:
+            self._held = True
+            return
+        turn = asyncio.get_running_loop().create_future()
+        self._waiting.append(turn)
+        await turn  # handed over by `_next`: the turn stays held
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        asyncio.get_running_loop().call_soon(self._next)
+
+    def _next(self) -> None:
+        while self._waiting:
+            turn = self._waiting.popleft()
+            if not turn.done():  # a waiter cancelled meanwhile has left its place
+                turn.set_result(None)
+                return
+        self._held = False
+
+
 class Limits:
     """The global ceiling, a ceiling per provider, and per model an adaptive limit and an optional
     token bucket."""
@@ -231,6 +272,8 @@ class Limits:
             spec: TokenBucket(n, sleep=sleep, clock=clock) for spec, n in self._tpm.items()
         }
         self._providers = {p: asyncio.Semaphore(n) for p, n in self._provider_ceilings.items()}
+        #: Turns on the event loop for CPU-heavy steps that make no call.
+        self.cpu = LoopTurns()
 
     def for_model(self, spec: str) -> AdaptiveLimit:
         if spec not in self.models:
