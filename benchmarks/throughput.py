@@ -155,9 +155,10 @@ def measure(
     client: str,
     in_process: bool,
     jitter: float = 0.0,
+    call_workers: int = 0,
 ) -> tuple[float, float, int]:
     """Wall seconds and this process's CPU seconds for `trials` trials, and the provider calls
-    they made."""
+    they made. With call workers, their CPU is not in this process's."""
     with loopback(latency, in_process, jitter) as base_url, tempfile.TemporaryDirectory() as out:
         os.environ["OPENAI_COMPATIBLE_BASE_URL"] = base_url
         os.environ.setdefault("OPENAI_COMPATIBLE_API_KEY", "benchmark-dummy-key")
@@ -170,6 +171,7 @@ def measure(
             max_concurrency=concurrency,
             out=Path(out),
             cache=CacheMode.OFF,
+            call_workers=call_workers,
         )
         adapters: dict[str, ModelAPI] = (
             {} if client == "sdk" else {SLEEPING_TARGET: SleepingTarget(SLEEPING_TARGET, latency, jitter)}
@@ -270,6 +272,12 @@ def main() -> None:
         help="sdk: openai-compatible over loopback HTTP; none: an in-process provider that only sleeps; "
         "bare: the SDK alone, no harness (the ceiling); both: sdk and none; all: the three",
     )
+    parser.add_argument(
+        "--call-workers",
+        type=int,
+        default=0,
+        help="provider calls in N worker processes (medeval run --call-workers; default 0)",
+    )
     parser.add_argument("--in-process-server", action="store_true", help="run the loopback in this process")
     parser.add_argument(
         "--profile",
@@ -291,6 +299,7 @@ def main() -> None:
             client,
             args.in_process_server,
             args.jitter,
+            args.call_workers,
         )
 
     if args.profile:
@@ -305,7 +314,8 @@ def main() -> None:
     print(
         f"trials {args.trials}, latency {args.latency * 1000:g} ms (jitter {args.jitter:g}), "
         f"concurrency {args.concurrency}, "
-        f"judge {args.judge}, server {'in-process' if args.in_process_server else 'own process'}"
+        f"judge {args.judge}, server {'in-process' if args.in_process_server else 'own process'}, "
+        f"call workers {args.call_workers}"
     )
     print(
         f"{'client':<8}{'calls':>7}{'ideal s':>9}{'actual s':>10}{'ratio':>7}{'overhead/trial ms':>19}"

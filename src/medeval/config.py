@@ -116,6 +116,9 @@ class RunConfig(BaseModel):
     max_concurrency: int = Field(
         default=32, ge=1, description="Calls in flight at once; twice as many trials are open"
     )
+    call_workers: int = Field(
+        default=0, ge=0, description="Processes that make the provider calls (0: this one)"
+    )
     provider_concurrency: dict[str, int] = Field(
         default_factory=dict, description="Ceiling on calls in flight per provider, all its models"
     )

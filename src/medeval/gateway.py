@@ -17,6 +17,7 @@ from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, ProviderE
 from medeval.adapters.batch import BatchAPI
 from medeval.adapters.registry import create_adapter
 from medeval.adapters.retry import RetryPolicy, Sleeper, real_sleep
+from medeval.adapters.workers import CallWorkers
 from medeval.batching import BATCH_ROLES, Batcher, BatchSettings, InflightBatch
 from medeval.cache import ResponseCache, cache_key
 from medeval.callfailures import FailureLog
@@ -69,9 +70,15 @@ class Gateway:
         limits: Limits | None = None,
         meter: CostMeter | None = None,
         batch: BatchSettings | None = None,
+        workers: CallWorkers | None = None,
     ) -> None:
         self._sink = sink
         self._adapters: dict[str, ModelAPI] = dict(adapters or {})
+        #: Provider calls in worker processes (`--call-workers`); None: all in this process.
+        self.workers = workers
+        #: Specs whose calls go to the workers: adapters this gateway built, of a provider whose
+        #: adapter another process builds the same from the spec and the environment.
+        self._remote: set[str] = set()
         self.retry = retry or RetryPolicy()
         self._sleep = sleep
         self._seed = seed
@@ -92,7 +99,10 @@ class Gateway:
 
     def adapter(self, spec: str) -> ModelAPI:
         if spec not in self._adapters:
-            self._adapters[spec] = create_adapter(spec)
+            adapter = self._adapters[spec] = create_adapter(spec)
+            if self.workers is not None and adapter.worker_safe:
+                self._remote.add(spec)
+                self.workers.prepare(spec)
         return self._adapters[spec]
 
     def batch_api(self, spec: str) -> BatchAPI | None:
@@ -116,6 +126,8 @@ class Gateway:
     async def aclose(self) -> None:
         if self.batcher is not None:
             await self.batcher.aclose()
+        if self.workers is not None:
+            await self.workers.aclose()
         for adapter in self._adapters.values():
             await adapter.aclose()
         if self.cache is not None:
@@ -153,7 +165,11 @@ class Gateway:
                 self._refuse_if_stopped(spec, attempt - 1)
                 started = time.perf_counter()
                 try:
-                    response = await adapter.generate(request)
+                    if spec in self._remote:
+                        assert self.workers is not None
+                        response = await self.workers.generate(spec, request, adapter)
+                    else:
+                        response = await adapter.generate(request)
                 except ProviderError as error:
                     failure = error
                 except Exception as error:  # an adapter bug fails this call, not the run

@@ -157,6 +157,9 @@ class ModelAPI(ABC):
     provider: ClassVar[str]
     #: Environment variables any one of which supplies the key; empty when no key is needed.
     key_variables: ClassVar[tuple[str, ...]] = ()
+    #: Whether another process builds the same adapter from the spec and the environment alone,
+    #: so its calls may be made in a call worker (adapters/workers).
+    worker_safe: ClassVar[bool] = False
 
     def __init__(self, model: str) -> None:
         self.model = model

@@ -194,7 +194,10 @@ def filter_sampling(request: ChatRequest, family: Family) -> tuple[dict[str, Any
 
 class CatalogModel(ModelAPI):
     """An adapter whose model the catalog describes: the lifecycle is checked (a retired model is
-    refused before any call), and the API id and capability family are resolved once."""
+    refused before any call), and the API id and capability family are resolved once. Built from
+    the spec and the environment alone, so a call worker builds the same one."""
+
+    worker_safe = True
 
     def __init__(self, model: str, *, timeout: float, today: date | None = None) -> None:
         super().__init__(model)

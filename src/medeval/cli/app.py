@@ -78,6 +78,14 @@ def run_command(
     max_concurrency: Annotated[
         int, typer.Option(min=1, help="Calls in flight at once; twice as many trials are open")
     ] = 32,
+    call_workers: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Processes that make the provider calls, beside the engine (0: all in this one); "
+            "1 or more speeds up large runs on a machine with cores to spare",
+        ),
+    ] = 0,
     provider_concurrency: Annotated[
         list[str] | None,
         typer.Option(help="PROVIDER=N: ceiling on one provider's calls in flight (repeatable)"),
@@ -236,6 +244,8 @@ def run_command(
     config = engine_cli.with_batch(
         config, batch, resumed=resume is not None, max_items=batch_size, idle=batch_idle, poll=batch_poll
     )
+    # This machine's choice, not the study's: it applies to a resumed or study run too.
+    config = config.model_copy(update={"call_workers": call_workers})
     err.print(RESEARCH_NOTICE, style="dim")
     try:
         result = run(config, resume=resume, retry_failed=retry_failed, progress=choose_progress(quiet=quiet))

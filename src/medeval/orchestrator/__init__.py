@@ -24,6 +24,7 @@ from typing import Any
 from medeval.adapters.base import ModelAPI
 from medeval.adapters.registry import parse_spec
 from medeval.adapters.retry import Sleeper, real_sleep
+from medeval.adapters.workers import CallWorkers
 from medeval.audit import verify_run
 from medeval.batching import TrialSlot, is_batch_event, unanswered_submissions, unfinished_batches
 from medeval.budget import batch_discounts, check_budget
@@ -113,6 +114,7 @@ def build_gateway(
         ),
         meter=CostMeter(load_prices()),
         batch=config.batch,
+        workers=CallWorkers(config.call_workers) if config.call_workers else None,
     )
 
 
