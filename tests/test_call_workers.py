@@ -5,6 +5,7 @@ calls in flight as retryable, and a run with workers writes the same trials as o
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from medeval.adapters.base import ChatRequest, ChatResponse, Message, ModelAPI, ProviderError
 from medeval.adapters.openai_api import create_compatible
 from medeval.adapters.workers import CallWorkers
+from medeval.adapters.workers.pool import _Worker
 from medeval.orchestrator import build_gateway, run
 from medeval.testing.loopback import LoopbackServer, Prompt, ReceivedRequest, default_responder
 from medeval.testing.wire import Fault
@@ -131,3 +133,20 @@ def test_a_run_with_call_workers_writes_the_same_trials(
                 [(r.epoch, r.final_scores, [g.ship_category for g in r.groups]) for r in result.records]
             )
     assert outcomes[0] == outcomes[1]
+
+
+def test_a_worker_line_that_does_not_read_ends_that_worker_and_fails_its_call_as_retryable() -> None:
+    babbler = "import sys; sys.stdin.readline(); print('not a worker line', flush=True); sys.stdin.read()"
+
+    async def main() -> None:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", babbler, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+        )
+        worker = _Worker(process, lambda spec: None)
+        with pytest.raises(ProviderError) as caught:
+            await worker.send(1, LOOP_TARGET, REQUEST.model_dump_json())
+        assert caught.value.retryable is True and caught.value.status == "worker"
+        assert not worker.alive and process.returncode is not None  # killed, not left running
+        await worker.aclose()
+
+    asyncio.run(main())

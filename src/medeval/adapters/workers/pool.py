@@ -69,6 +69,8 @@ class _Worker:
                     future.set_exception(answer)
                 else:
                     future.set_result(answer)
+        except Exception:  # a line that does not read: this worker is not trusted with more calls
+            self.process.kill()
         finally:
             code = await self.process.wait()
             for future in self.pending.values():
