@@ -12,7 +12,7 @@ import sys
 
 from medeval.adapters.base import ChatRequest, ModelAPI, ProviderError
 from medeval.adapters.registry import create_adapter
-from medeval.adapters.workers.wire import LINE_LIMIT, crashed, failed, ready_line, succeeded
+from medeval.adapters.workers.wire import LINE_LIMIT, crashed, failed, read_request, ready_line, succeeded
 
 
 class Server:
@@ -27,23 +27,22 @@ class Server:
         return self.adapters[spec]
 
     def start(self, line: bytes) -> None:
-        if line.startswith(b"-\t"):
+        spec, call_id, body = read_request(line)
+        if call_id is None:
             # Build the adapter now (its SDK import is the slow part) and say so.
-            spec = line.rstrip(b"\n").split(b"\t", 1)[1]
             try:
-                self.adapter(spec.decode())
+                self.adapter(spec)
             except Exception:  # never ready for it: the engine goes on making those calls itself
                 return
             self.out.write(ready_line(spec))
             return
-        task = asyncio.create_task(self.call(line))
+        task = asyncio.create_task(self.call(spec, call_id, body))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    async def call(self, line: bytes) -> None:
-        call_id, spec, body = line.rstrip(b"\n").split(b"\t", 2)
+    async def call(self, spec: str, call_id: bytes, body: bytes) -> None:
         try:
-            response = await self.adapter(spec.decode()).generate(ChatRequest.model_validate_json(body))
+            response = await self.adapter(spec).generate(ChatRequest.model_validate_json(body))
             answer = succeeded(call_id, response)
         except ProviderError as error:
             answer = failed(call_id, error)

@@ -27,15 +27,28 @@ def prepare_line(spec: str) -> bytes:
     return f"-\t{spec}\n".encode()
 
 
-def ready_line(spec: bytes) -> bytes:
-    return b"-\tready\t%s\n" % spec
+def ready_line(spec: str) -> bytes:
+    return f"-\tready\t{spec}\n".encode()
+
+
+def _fields(line: bytes, count: int) -> list[bytes]:
+    return line.rstrip(b"\n").split(b"\t", count - 1)
+
+
+def read_request(line: bytes) -> tuple[str, bytes | None, bytes]:
+    """What the engine sent: (spec, None, b"") to build its adapter, or (spec, call id, request
+    JSON) for a call."""
+    if line.startswith(b"-\t"):
+        return _fields(line, 2)[1].decode(), None, b""
+    call_id, spec, body = _fields(line, 3)
+    return spec.decode(), call_id, body
 
 
 def read_ready(line: bytes) -> str | None:
     """The spec a worker says it is ready for, or None for any other line."""
     if not line.startswith(b"-\t"):
         return None
-    return line.rstrip(b"\n").split(b"\t", 2)[2].decode()
+    return _fields(line, 3)[2].decode()
 
 
 def succeeded(call_id: bytes, response: ChatResponse) -> bytes:
@@ -61,7 +74,7 @@ def crashed(call_id: bytes, error: Exception) -> bytes:
 
 def read_answer(line: bytes) -> tuple[int, ChatResponse | Exception]:
     """The call id of a worker's line, and its response or the exception to raise in the engine."""
-    call_id, kind, rest = line.rstrip(b"\n").split(b"\t", 2)
+    call_id, kind, rest = _fields(line, 3)
     if kind == b"ok":
         body, limits = rest.rsplit(b"\t", 1)
         response = ChatResponse.model_validate_json(body)
