@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -48,6 +49,22 @@ def test_the_corpus_covers_every_category_and_has_ids(figures: object) -> None:
     }
 
 
+def coded_corpus(name: str) -> object:
+    """One of benchmarks/corpus/'s files, coded by the rules coder."""
+    bench = benchmark()
+    return bench.code_corpus(bench.load(bench.CORPUS.parent / name))
+
+
+def half_wrong_with_ids(figures: object, at_least: int) -> list[Any]:
+    """A seeded corpus's shape: enough answers, one id each, 40-60% of them Incorrect."""
+    coded: list[Any] = figures.coded  # type: ignore[attr-defined]
+    assert len(coded) >= at_least
+    assert len({c.row_id for c in coded}) == len(coded)
+    wrong = sum(c.label == "incorrect" for c in coded)
+    assert 0.4 <= wrong / len(coded) <= 0.6
+    return coded
+
+
 def above_floors(figures: object, agreement_floor: float, review_ceiling: float, recall_floor: float) -> None:
     """The coder's figures on one corpus against its floors, each failure naming the figure."""
     agreement = figures.agreement  # type: ignore[attr-defined]
@@ -74,16 +91,11 @@ WRONG_DETAILS_RECALL_FLOOR = 0.93
 
 @pytest.fixture(scope="module")
 def wrong_details() -> object:
-    bench = benchmark()
-    return bench.code_corpus(bench.load(bench.CORPUS.parent / "ship_wrong_details.jsonl"))
+    return coded_corpus("ship_wrong_details.jsonl")
 
 
 def test_the_wrong_details_corpus_is_half_wrong_and_covers_both_scripts(wrong_details: object) -> None:
-    coded = wrong_details.coded  # type: ignore[attr-defined]
-    assert len(coded) >= 120
-    assert len({c.row_id for c in coded}) == len(coded)
-    wrong = sum(c.label == "incorrect" for c in coded)
-    assert 0.4 <= wrong / len(coded) <= 0.6
+    coded = half_wrong_with_ids(wrong_details, 120)
     assert {c.group for c in coded} >= {f"QG{n}" for n in (1, 3, 4, 5, 6, 7, 8, *range(9, 21))}
 
 
@@ -107,16 +119,11 @@ HARD_CASES_RECALL_FLOOR = 0.95
 
 @pytest.fixture(scope="module")
 def hard_cases() -> object:
-    bench = benchmark()
-    return bench.code_corpus(bench.load(bench.CORPUS.parent / "ship_hard_cases.jsonl"))
+    return coded_corpus("ship_hard_cases.jsonl")
 
 
 def test_the_hard_cases_corpus_is_half_wrong_and_covers_every_group(hard_cases: object) -> None:
-    coded = hard_cases.coded  # type: ignore[attr-defined]
-    assert len(coded) >= 110
-    assert len({c.row_id for c in coded}) == len(coded)
-    wrong = sum(c.label == "incorrect" for c in coded)
-    assert 0.4 <= wrong / len(coded) <= 0.6
+    coded = half_wrong_with_ids(hard_cases, 110)
     assert {c.label for c in coded} == {
         "accurate_complete",
         "substantive_incomplete",
