@@ -23,13 +23,15 @@ class Writer:
     run: no new trial starts, a trial whose calls could not all be recorded is not written, and
     what is already on disk stays valid and resumable."""
 
-    def __init__(self, store: RunStore, progress: RunProgress) -> None:
+    def __init__(self, store: RunStore, progress: RunProgress, tally: Tally | None = None) -> None:
         self.store = store
         self.progress = progress
         self.failure: StorageError | None = None
         # What the summary counts, kept as records are written: a run directory already holding
-        # records (a resumed run) is read once here, never again at the end.
-        self.tally = Tally.from_files(store) if _has_records(store) else Tally()
+        # records (a resumed run) is read once (by the caller, or here), never again at the end.
+        if tally is None:
+            tally = Tally.from_files(store) if _has_records(store) else Tally()
+        self.tally = tally
 
     @property
     def run_id(self) -> str:
@@ -96,6 +98,8 @@ class Tally:
         self.errors = 0
         self.costs = CostTotals()
         self.batch_events = Counter[str]()
+        #: The batch lines themselves (a few per batch): what a resumed run re-attaches to.
+        self.batch_lines: list[dict[str, Any]] = []
         self.batched_calls = 0
 
     @classmethod
@@ -113,6 +117,7 @@ class Tally:
     def call(self, record: dict[str, Any]) -> None:
         if is_batch_event(record):
             self.batch_events[str(record.get("event"))] += 1
+            self.batch_lines.append(record)
             return
         self.calls += 1
         self.cache_hits += record.get("cache") == "hit"

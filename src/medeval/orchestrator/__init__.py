@@ -26,7 +26,7 @@ from medeval.adapters.registry import parse_spec
 from medeval.adapters.retry import Sleeper, real_sleep
 from medeval.adapters.workers import CallWorkers
 from medeval.audit import verify_run
-from medeval.batching import TrialSlot, is_batch_event, unanswered_submissions, unfinished_batches
+from medeval.batching import TrialSlot, unanswered_submissions, unfinished_batches
 from medeval.budget import batch_discounts, check_budget
 from medeval.cache import ResponseCache, default_cache_dir
 from medeval.config import RunConfig
@@ -46,7 +46,7 @@ from medeval.orchestrator.prepare import (
     select_scenarios,
 )
 from medeval.progress import QuietProgress, RunProgress
-from medeval.runwriter import RunStorageFailed, Writer, latest_trials, target_failed
+from medeval.runwriter import RunStorageFailed, Tally, Writer, latest_trials, target_failed
 from medeval.schemas import TrialRecord
 from medeval.storage import RunStore, StorageError, check_writable, run_lock
 from medeval.trial import TrialPlan, run_trial
@@ -186,16 +186,17 @@ async def _execute_locked(
     retry_failed: bool,
 ) -> RunResult:
     plans = plan_trials(config, scenarios)
-    resumed = store is not None
     done_keys: set[str] = set()
-    spent = 0.0
+    # A resumed run's calls file is read once: its spend, its batch lines and the summary's counts.
+    earlier: Tally | None = None
     if store is not None:
         done_keys = {
             str(t.get("trial_key"))
             for t in latest_trials(store.trials())
             if not (retry_failed and target_failed(t))
         }
-        spent = sum(float(c.get("cost_usd") or 0.0) for c in store.call_records())
+        earlier = Tally.from_files(store)
+    spent = earlier.costs.total if earlier is not None else 0.0
     todo = [(i, p) for i, p in enumerate(plans, start=1) if p.key(config.seed) not in done_keys]
     assert gateway.meter is not None
     check_budget(config, [p for _, p in todo], spent, gateway.meter.prices, batch_discounts(config, gateway))
@@ -209,13 +210,11 @@ async def _execute_locked(
             raise RunStorageFailed(store.directory, error, written=0) from None
     if on_store is not None:
         on_store(store.directory)
-    writer = Writer(store, progress)
+    writer = Writer(store, progress, earlier)
     gateway.set_sink(writer.call)
-    if resumed:
+    if earlier is not None:
         # Batches a killed session left in flight: their requests wait for them, never sent twice.
-        # Only the batch lines are kept: both readings below go over them, and a run's call records
-        # can be many more than fit comfortably in memory.
-        events = [r for r in store.call_records() if is_batch_event(r)]
+        events = earlier.batch_lines
         gateway.attach_batches(unfinished_batches(events), unanswered_submissions(events))
 
     trial_slots = asyncio.Semaphore(open_trials(config.max_concurrency))
