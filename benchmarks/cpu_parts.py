@@ -33,7 +33,7 @@ from throughput import SCENARIO, distinct_answer, loopback
 from medeval.adapters.base import ChatRequest, Message
 from medeval.adapters.openai_api import create_compatible
 from medeval.agents import rules
-from medeval.scenarios import load_scenario
+from medeval.scenarios.load import load_scenario
 
 QUESTION = "When can I sign up for Part B, and is there a penalty if I wait? " * 3
 

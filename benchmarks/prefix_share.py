@@ -25,10 +25,10 @@ from typing import Any
 
 from medeval.agents import verifier
 from medeval.agents.boundary import DataMessage, data_message
-from medeval.config import RunConfig
-from medeval.orchestrator import run
-from medeval.scenarios import bundled_scenarios_dir
-from medeval.storage import CALLS, read_jsonl
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import run
+from medeval.records.storage import CALLS, read_jsonl
+from medeval.scenarios.load import bundled_scenarios_dir
 
 TARGETS = ("fake:accurate", "fake:incomplete", "fake:outdated", "fake:invented", "fake:refusal")
 

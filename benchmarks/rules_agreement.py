@@ -32,8 +32,8 @@ from pathlib import Path
 from medeval.agents import rules
 from medeval.agents.extractor import RULES
 from medeval.calibration.reference import load_reference, load_scenarios
-from medeval.calibration.run import calibrate, calibration_config
-from medeval.scenarios import bundled_scenarios_dir, expand_paths, load_scenario
+from medeval.engine.calibrate import calibrate, calibration_config
+from medeval.scenarios.load import bundled_scenarios_dir, expand_paths, load_scenario
 from medeval.schemas import MATERIAL_SEVERITIES, Label, Scenario, VerifierOutput
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "ship_phrasings.jsonl"

@@ -26,8 +26,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from medeval.hashing import canonical_json, sha256_file, sha256_text
-from medeval.storage import CALLS, CHECKPOINT, GENESIS, MANIFEST, RESULTS, utc_now
+from medeval.records.hashing import canonical_json, sha256_file, sha256_text
+from medeval.records.storage import CALLS, CHECKPOINT, GENESIS, MANIFEST, RESULTS, utc_now
 
 CACHE = Path(os.environ.get("MEDEVAL_BENCH_CACHE", "/tmp/medeval-report-bench"))
 #: Bump when the shape of the synthetic trials changes, so stale cached runs are not reused.

@@ -42,11 +42,11 @@ from pathlib import Path
 from medeval.adapters.base import ChatRequest, ChatResponse, Message, ModelAPI, Usage
 from medeval.adapters.openai_api import create_compatible  # imported here: no run times the SDK's import
 from medeval.adapters.registry import register_provider
-from medeval.cache import CacheMode
-from medeval.config import RunConfig
-from medeval.orchestrator import build_gateway, execute
-from medeval.scenarios import load_scenario
-from medeval.storage import CALLS, read_jsonl
+from medeval.calls.cache import CacheMode
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import build_gateway, execute
+from medeval.records.storage import CALLS, read_jsonl
+from medeval.scenarios.load import load_scenario
 from medeval.testing.loopback import TARGET_ANSWER, Prompt, default_responder
 
 REPO = Path(__file__).resolve().parent.parent

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from medeval.adapters.batch import BatchItem, BatchStatus
-from medeval.adapters.fake import FakeJudge
-from medeval.config import RunConfig
+from medeval.engine.config import RunConfig
+from medeval.fakes.provider import FakeJudge
 from medeval.testing.loopback import LoopbackServer
 from tests.conftest import SCENARIOS, only_run, stable
 
@@ -113,9 +113,9 @@ def direct_and_batched(
     """The same configuration run directly and with batch judging (the cache off, so both reach
     the provider): the two run directories, for `judged_trials(a) == judged_trials(b)`. Point the
     provider's endpoint at a loopback batch server first (as `point_at` does)."""
-    from medeval.batching import BatchSettings
-    from medeval.cache import CacheMode
-    from medeval.orchestrator import build_gateway, execute
+    from medeval.calls.batching import BatchSettings
+    from medeval.calls.cache import CacheMode
+    from medeval.engine.orchestrator import build_gateway, execute
 
     runs = []
     for name, batch in (

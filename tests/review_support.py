@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from medeval.cache import CacheMode
+from medeval.calls.cache import CacheMode
 from medeval.cli import main
-from medeval.config import RunConfig
-from medeval.orchestrator import run
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import run
 from medeval.review.export import CODES_FORMAT
 from tests.conftest import SCENARIOS
 

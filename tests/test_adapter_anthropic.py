@@ -15,8 +15,8 @@ from medeval.adapters.anthropic_api import AnthropicAdapter
 from medeval.adapters.base import ProviderError
 from medeval.adapters.registry import create_adapter
 from medeval.adapters.retry import RetryPolicy
+from medeval.calls.gateway import CallFailed
 from medeval.errors import ConfigError
-from medeval.gateway import CallFailed
 from medeval.testing.loopback import Fault, LoopbackServer
 from tests.servers.anthropic_server import ANTHROPIC
 from tests.servers.helpers import CTX, SECRET, chat, leaks, recording_gateway, verification_schema

@@ -11,8 +11,8 @@ import pytest
 
 from medeval.adapters.google_api import GoogleAdapter
 from medeval.adapters.registry import create_adapter
+from medeval.calls.gateway import CallFailed
 from medeval.errors import ConfigError
-from medeval.gateway import CallFailed
 from medeval.testing.loopback import Fault, LoopbackServer
 from tests.servers.gemini_server import GEMINI
 from tests.servers.helpers import CTX, SECRET, chat, leaks, recording_gateway, verification_schema

@@ -13,8 +13,8 @@ import pytest
 from medeval.adapters.base import ProviderError
 from medeval.adapters.openai_api import OpenAIAdapter, OpenAICompatibleAdapter, strict_compatible
 from medeval.adapters.registry import create_adapter
+from medeval.calls.gateway import CallFailed
 from medeval.errors import ConfigError
-from medeval.gateway import CallFailed
 from medeval.testing.loopback import Fault, LoopbackServer
 from tests.servers.helpers import CTX, SECRET, chat, leaks, recording_gateway, verification_schema
 

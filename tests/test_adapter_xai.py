@@ -12,8 +12,8 @@ import pytest
 
 from medeval.adapters.registry import create_adapter
 from medeval.adapters.xai_api import XAIAdapter, plaintext_allowed
+from medeval.calls.gateway import CallFailed
 from medeval.errors import ConfigError
-from medeval.gateway import CallFailed
 from tests.servers.helpers import CTX, SECRET, chat, leaks, recording_gateway, verification_schema
 from tests.servers.xai_grpc import GrpcFault, XAIServer
 

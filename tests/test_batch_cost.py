@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from medeval import cost
 from medeval.adapters.base import Usage
-from medeval.batching import BatchSettings
-from medeval.budget import check_budget
+from medeval.calls import cost
+from medeval.calls.batching import BatchSettings
+from medeval.engine.budget import check_budget
+from medeval.engine.orchestrator import build_gateway, execute, load_scenarios, plan_trials
 from medeval.errors import ConfigError
-from medeval.orchestrator import build_gateway, execute, load_scenarios, plan_trials
 from medeval.testing.loopback import LoopbackServer
 from medeval.testing.openai_batch import BatchDesk, openai_batch_dialect
 from tests.engine_support import (

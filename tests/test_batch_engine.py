@@ -11,17 +11,17 @@ from typing import Any
 
 import pytest
 
-from medeval import cost
 from medeval.adapters.base import ChatRequest, ChatResponse, Message, ModelAPI, ProviderError
 from medeval.adapters.batch import BatchAPI, BatchItem, BatchOutcome, BatchStatus
-from medeval.adapters.fake import FakeJudge
 from medeval.adapters.retry import RetryPolicy
-from medeval.audit import verify_run
-from medeval.batching import BatchSettings, unanswered_submissions
-from medeval.batching.batcher import BatchFallbackWarning, BatchResubmitWarning
-from medeval.config import RunConfig
-from medeval.gateway import CallContext, CallFailed, Gateway
-from medeval.orchestrator import build_gateway, execute
+from medeval.calls import cost
+from medeval.calls.batching import BatchSettings, unanswered_submissions
+from medeval.calls.batching.batcher import BatchFallbackWarning, BatchResubmitWarning
+from medeval.calls.gateway import CallContext, CallFailed, Gateway
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import build_gateway, execute
+from medeval.fakes.provider import FakeJudge
+from medeval.records.audit import verify_run
 from tests.engine_support import (
     FOLLOWUP,
     SCENARIO_001,
@@ -429,7 +429,7 @@ def test_batch_options_without_batch_are_refused_in_one_line(
 
 
 def test_rescore_with_batch_gives_the_same_trials(tmp_path: Path) -> None:
-    from medeval.rescore import rescore
+    from medeval.engine.rescore import rescore
 
     source = run_with(fake_config(tmp_path / "source", judges=["rules"], epochs=1))
     direct = rescore(source, ["fake:judge"], out=tmp_path / "direct").store.directory

@@ -19,8 +19,8 @@ from medeval.adapters.base import ChatRequest, Message, OutputSchema, Sampling
 from medeval.adapters.batch import BatchItem
 from medeval.adapters.catalog import filter_sampling
 from medeval.adapters.openai_api import OpenAIAdapter
-from medeval.batching import BatchSettings
-from medeval.orchestrator import build_gateway, execute, resume_config
+from medeval.calls.batching import BatchSettings
+from medeval.engine.orchestrator import build_gateway, execute, resume_config
 from medeval.testing.loopback import LoopbackServer
 from medeval.testing.openai_batch import BatchDesk, openai_batch_dialect
 from tests.engine_support import (

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from medeval.batching import BatchSettings
-from medeval.config import RunConfig
-from medeval.orchestrator import build_gateway, execute, resume_config
+from medeval.calls.batching import BatchSettings
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import build_gateway, execute, resume_config
 from medeval.testing.loopback import LoopbackServer
 from tests.engine_support import (
     FOLLOWUP,

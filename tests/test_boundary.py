@@ -16,8 +16,8 @@ from medeval.agents.questioner import paraphrase, persona_reply
 from medeval.agents.rules import extract_claims
 from medeval.agents.tiebreak import break_ties
 from medeval.agents.verifier import GroupAnswer, verify
-from medeval.gateway import CallContext, Gateway
-from medeval.scenarios import load_scenario
+from medeval.calls.gateway import CallContext, Gateway
+from medeval.scenarios.load import load_scenario
 from medeval.schemas import FinalClaim, Vote
 
 from .conftest import SCENARIOS

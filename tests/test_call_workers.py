@@ -15,7 +15,7 @@ from medeval.adapters.base import ChatRequest, ChatResponse, Message, ModelAPI, 
 from medeval.adapters.openai_api import create_compatible
 from medeval.adapters.workers import CallWorkers
 from medeval.adapters.workers.pool import _Worker
-from medeval.orchestrator import build_gateway, run
+from medeval.engine.orchestrator import build_gateway, run
 from medeval.testing.loopback import LoopbackServer, Prompt, ReceivedRequest, default_responder
 from medeval.testing.wire import Fault
 from tests.engine_support import LOOP_TARGET, SCENARIO_001, instant, loop_config, point_at

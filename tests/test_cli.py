@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from medeval.records.storage import read_jsonl
 from medeval.schemas import TrialRecord
-from medeval.storage import read_jsonl
 
 from .conftest import REPO, SCENARIOS, medeval, only_run
 from .test_pipeline import stable

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from medeval.cli import main
-from medeval.config import RunConfig
-from medeval.orchestrator import run
-from medeval.scenarios import MAX_SCENARIO_TURNS
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import run
+from medeval.scenarios.load import MAX_SCENARIO_TURNS
 from tests.engine_support import SCENARIO_001
 
 

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from medeval.cli import main
 from medeval.reporting.build import build_report
-from medeval.reporting.compare import compare_runs, print_comparison, write_comparison
+from medeval.reporting.compare.runs import compare_runs, print_comparison, write_comparison
 from medeval.schemas import ShipCategory
 
 from .test_report_support import PROMPTS, SCENARIO_ID, make_record, write_run, write_scenario

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from medeval.reporting.build import build_report
-from medeval.reporting.consistency import consistency
-from medeval.reporting.load import Corpus
+from medeval.reporting.loading.run import Corpus
+from medeval.reporting.stats.consistency import consistency
 
 from .test_report import known_run
 

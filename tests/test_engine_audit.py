@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from medeval.audit import Finding, verify_run
 from medeval.cli import app
-from medeval.config import RunConfig
-from medeval.orchestrator import run
-from medeval.storage import CALLS, MANIFEST, RESULTS, RunStore
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import run
+from medeval.records.audit import Finding, verify_run
+from medeval.records.storage import CALLS, MANIFEST, RESULTS, RunStore
 from tests.engine_support import FOLLOWUP, SCENARIO_001
 
 

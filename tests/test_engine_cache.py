@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from medeval.adapters.base import ChatRequest, Message
-from medeval.cache import CacheMode, CacheWarning, ResponseCache, cache_key
+from medeval.calls.cache import CacheMode, CacheWarning, ResponseCache, cache_key
+from medeval.engine.orchestrator import run
 from medeval.errors import ConfigError
-from medeval.orchestrator import run
-from medeval.storage import CALLS, RESULTS
+from medeval.records.storage import CALLS, RESULTS
 from medeval.testing.loopback import Fault, LoopbackServer
 from tests.engine_support import loop_config, only_run, point_at, stable, strict_lines
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from medeval import cost
 from medeval.adapters.base import Usage
+from medeval.calls import cost
 from medeval.cli import main
-from medeval.config import RunConfig
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import resume_config, run
 from medeval.errors import ConfigError
-from medeval.orchestrator import resume_config, run
-from medeval.storage import CALLS, RESULTS, SUMMARY
+from medeval.records.storage import CALLS, RESULTS, SUMMARY
 from medeval.testing.loopback import LoopbackServer
 from tests.engine_support import LOOP_JUDGE, LOOP_TARGET, SCENARIO_001, loop_config, point_at, strict_lines
 

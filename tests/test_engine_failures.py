@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from medeval.cli import engine as engine_cli
+from medeval.engine.orchestrator import build_gateway, resume_config, run
 from medeval.errors import EXIT_COMPLETE, EXIT_FAILED_TRIALS
-from medeval.orchestrator import build_gateway, resume_config, run
-from medeval.reporting.load import Corpus
-from medeval.storage import RESULTS
+from medeval.records.storage import RESULTS
+from medeval.reporting.loading.run import Corpus
 from medeval.testing.loopback import Fault, LoopbackServer
 from tests.conftest import medeval
 from tests.engine_support import (

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from medeval.adapters.openai_api import OpenAICompatibleAdapter
-from medeval.audit import verify_run
-from medeval.orchestrator import build_gateway, run
-from medeval.storage import CALLS, RESULTS
+from medeval.engine.orchestrator import build_gateway, run
+from medeval.records.audit import verify_run
+from medeval.records.storage import CALLS, RESULTS
 from medeval.testing.loopback import Fault, LoopbackServer
 from tests.engine_support import LOOP_JUDGE, LOOP_TARGET, instant, loop_config, point_at, strict_lines
 

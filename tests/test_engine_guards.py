@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from medeval.audit import verify_run
-from medeval.config import RunConfig
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import run
 from medeval.errors import ConfigError
-from medeval.orchestrator import run
+from medeval.records.audit import verify_run
 
 from .conftest import SCENARIOS, medeval
 

@@ -15,13 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from medeval import audit
-from medeval.audit import verify_run
-from medeval.config import RunConfig
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import execute, resume_config, run
 from medeval.errors import UserError
-from medeval.orchestrator import execute, resume_config, run
-from medeval.reporting.build import build_report
-from medeval.storage import (
+from medeval.records import audit
+from medeval.records.audit import verify_run
+from medeval.records.storage import (
     CALLS,
     CHECKPOINT,
     LOCK,
@@ -31,6 +30,7 @@ from medeval.storage import (
     run_lock,
     without_chain,
 )
+from medeval.reporting.build import build_report
 from tests.conftest import medeval
 from tests.engine_support import FOLLOWUP, SCENARIO_001, strict_lines
 

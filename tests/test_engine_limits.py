@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from medeval.limits import AdaptiveLimit, Limits
+from medeval.calls.limits import AdaptiveLimit, Limits
 from tests.engine_support import Clock
 
 

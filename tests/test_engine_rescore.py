@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from medeval import judging
-from medeval.audit import verify_run
-from medeval.config import RunConfig
+from medeval.engine import judging
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import resume_config, run
+from medeval.engine.progress import PlainProgress, QuietProgress, choose_progress
+from medeval.engine.rescore import rescore
 from medeval.errors import ConfigError
-from medeval.orchestrator import resume_config, run
-from medeval.progress import PlainProgress, QuietProgress, choose_progress
-from medeval.rescore import rescore
-from medeval.storage import CALLS, MANIFEST, RESULTS
+from medeval.records.audit import verify_run
+from medeval.records.storage import CALLS, MANIFEST, RESULTS
 from tests.engine_support import FOLLOWUP, SCENARIO_001, strict_lines
 
 

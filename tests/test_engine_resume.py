@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from medeval.audit import verify_run
 from medeval.cli import app
+from medeval.engine.orchestrator import resume_config, run
 from medeval.errors import ConfigError, UserError
-from medeval.orchestrator import resume_config, run
-from medeval.storage import CALLS, RESULTS
+from medeval.records.audit import verify_run
+from medeval.records.storage import CALLS, RESULTS
 from medeval.testing.loopback import LoopbackServer
 from tests.engine_support import (
     FOLLOWUP,

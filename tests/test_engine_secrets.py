@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from medeval.audit import verify_run
-from medeval.orchestrator import run
-from medeval.redact import redact, redact_url
+from medeval.engine.orchestrator import run
+from medeval.records.audit import verify_run
+from medeval.records.redact import redact, redact_url
 from medeval.testing.loopback import Fault, LoopbackServer
 from tests.conftest import medeval
 from tests.engine_support import DUMMY_KEY, LOOP_TARGET, SCENARIO_001, loop_config, only_run, point_at

@@ -11,9 +11,9 @@ import duckdb
 import pytest
 
 from medeval import api
-from medeval.config import RunConfig
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import RunResult, run
 from medeval.export import COLUMNS, TABLES
-from medeval.orchestrator import RunResult, run
 
 from .conftest import REPO, SCENARIOS, medeval
 

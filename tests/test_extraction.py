@@ -10,7 +10,7 @@ from typing import Any
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI
 from medeval.agents.extractor import extract, locate_quote
 from medeval.agents.rules import extract_claims, split_sentences
-from medeval.gateway import CallContext, Gateway
+from medeval.calls.gateway import CallContext, Gateway
 
 RESPONSE = (
     "Original Medicare lets you see any doctor that accepts Medicare. The Part B premium is "

@@ -9,7 +9,7 @@ from typing import Any
 
 from medeval.agents.extractor import Extraction, extract
 from medeval.agents.grounding import UNCOVERED, UNRELATED, checkable, locate_quote
-from medeval.gateway import CallContext, Gateway
+from medeval.calls.gateway import CallContext, Gateway
 
 from .test_extraction import ScriptedModel
 

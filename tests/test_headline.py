@@ -11,10 +11,10 @@ from pathlib import Path
 from rich.console import Console
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
+from medeval.cli.report import print_headline_of
 from medeval.reporting.build import build_report
-from medeval.reporting.commands import print_headline_of
-from medeval.reporting.headline import headline
-from medeval.reporting.load import Corpus
+from medeval.reporting.loading.run import Corpus
+from medeval.reporting.tables.headline import headline
 from medeval.schemas import ShipCategory
 
 from .test_report_support import make_record, write_run, write_scenario

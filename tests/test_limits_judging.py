@@ -11,10 +11,10 @@ from markupsafe import Markup
 
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI
 from medeval.adapters.registry import register_provider
-from medeval.config import RunConfig
-from medeval.limits_judging import MAX_CLAIMS_PER_TURN, MAX_JUDGED_ANSWER_CHARS
-from medeval.orchestrator import run
-from medeval.reporting.html import VERDICT_RANK, highlight, safe_text
+from medeval.engine.config import RunConfig
+from medeval.engine.limits_judging import MAX_CLAIMS_PER_TURN, MAX_JUDGED_ANSWER_CHARS
+from medeval.engine.orchestrator import run
+from medeval.reporting.render.html import VERDICT_RANK, highlight, safe_text
 from tests.engine_support import SCENARIO_001
 
 SENTENCE = "Medicare Part B covers outpatient care and doctor visits for you. "

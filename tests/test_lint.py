@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from medeval.lint import Finding, lint_file, lint_paths
-from medeval.scenarios import expand_paths
+from medeval.scenarios.lint import Finding, lint_file, lint_paths
+from medeval.scenarios.load import expand_paths
 
 from .conftest import REPO, SCENARIOS, medeval
 

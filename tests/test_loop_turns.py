@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from medeval.limits import LoopTurns
+from medeval.calls.limits import LoopTurns
 
 
 async def ticker(ticks: list[int], stop: asyncio.Event) -> None:

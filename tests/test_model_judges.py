@@ -10,12 +10,12 @@ from typing import Any
 
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI
 from medeval.agents import rules
-from medeval.config import RunConfig
-from medeval.gateway import Gateway
-from medeval.rescore import judge_answer
-from medeval.scenarios import load_scenario
+from medeval.calls.gateway import Gateway
+from medeval.cli.targets import summarise
+from medeval.engine.config import RunConfig
+from medeval.engine.rescore import judge_answer
+from medeval.scenarios.load import load_scenario
 from medeval.schemas import ShipCategory, TrialRecord
-from medeval.summary import summarise
 
 from .conftest import SCENARIOS
 

@@ -18,7 +18,7 @@ from medeval.adapters.base import (
     Usage,
 )
 from medeval.adapters.ratelimits import parse_duration, rate_limits
-from medeval.limits import Limits, TokenBucket, estimate_tokens
+from medeval.calls.limits import Limits, TokenBucket, estimate_tokens
 from tests.engine_support import Clock
 
 

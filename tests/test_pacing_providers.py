@@ -13,8 +13,8 @@ from medeval.adapters.anthropic_api import AnthropicAdapter
 from medeval.adapters.base import ModelAPI
 from medeval.adapters.openai_api import OpenAIAdapter
 from medeval.adapters.retry import RetryPolicy
-from medeval.gateway import CallContext, Gateway
-from medeval.limits import Limits
+from medeval.calls.gateway import CallContext, Gateway
+from medeval.calls.limits import Limits
 from medeval.testing.loopback import Fault, LoopbackServer, ReceivedRequest
 from tests.servers.anthropic_server import ANTHROPIC
 from tests.servers.helpers import SECRET, chat, no_sleep

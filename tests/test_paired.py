@@ -9,8 +9,8 @@ import warnings
 from scipy.stats import norm
 from statsmodels.stats.proportion import confint_proportions_2indep
 
-from medeval.reporting.paired import newcombe_paired, paired_rate
-from medeval.reporting.stats import Interval, fmt_p, fmt_points, mean_difference
+from medeval.reporting.stats.intervals import Interval, fmt_p, fmt_points, mean_difference
+from medeval.reporting.stats.paired import newcombe_paired, paired_rate
 
 
 def test_paired_interval_with_no_correlation_is_the_independent_newcombe_interval() -> None:

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from medeval.agents import questioner
-from medeval.config import RunConfig
-from medeval.orchestrator import run
-from medeval.rescore import stored_conversation
-from medeval.scenarios import load_scenario
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import run
+from medeval.engine.rescore import stored_conversation
+from medeval.records.storage import read_jsonl
+from medeval.scenarios.load import load_scenario
 from medeval.schemas import PersonaReplies, PersonaReply, ShipCategory, TrialRecord
-from medeval.storage import read_jsonl
 
 from .conftest import SCENARIOS
 
@@ -136,7 +136,7 @@ def test_rescore_codes_the_stored_exchange_as_the_run_did(tmp_path: Path) -> Non
 
 
 def test_validate_checks_reply_patterns_and_knobs_read_through_paraphrase(tmp_path: Path) -> None:
-    from medeval.lint import lint_file
+    from medeval.scenarios.lint import lint_file
 
     data = json.loads(scenario_file(tmp_path).read_text())
     data["persona_replies"]["replies"].append({"pattern": "zip(", "reply": "43215"})
@@ -165,14 +165,14 @@ def test_ship_persona_gives_its_zip_code_and_every_group_is_coded_as_if_asked_di
 
 
 def test_report_highlights_claims_in_the_answer_after_the_persona_reply(tmp_path: Path) -> None:
-    from medeval.reporting.html import exchange_offsets
+    from medeval.reporting.render.html import exchange_offsets
 
     record = one_trial(tmp_path, scenario_file(tmp_path), "fake:asks_zip")
     first = record.conversation[1].text
     # The chatbot's question starts the coded text; its answer after the reply follows a blank line.
     assert exchange_offsets(record) == {1: 0, 3: len(first) + 2}
     answer = record.conversation[3].text
-    from medeval.trial import answered_text
+    from medeval.engine.types import answered_text
 
     coded = answered_text(first, [(ZIP_REPLY, answer)])
     claim = next(c for c in record.claims if "Original Medicare" in c.text)

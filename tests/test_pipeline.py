@@ -10,11 +10,11 @@ import pytest
 
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, ProviderError
 from medeval.adapters.registry import register_provider
-from medeval.config import RunConfig
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import run
 from medeval.errors import ConfigError
-from medeval.orchestrator import run
+from medeval.records.storage import read_jsonl
 from medeval.schemas import Label, ShipCategory, TrialRecord
-from medeval.storage import read_jsonl
 
 from .conftest import SCENARIOS, stable
 

@@ -20,10 +20,10 @@ from medeval.adapters.xai_api import XAIAdapter
 from medeval.agents.boundary import REMOVED, nonce_for, prefixed_message
 from medeval.agents.rules import extract_claims
 from medeval.agents.verifier import GroupAnswer, verify
+from medeval.calls.cost import CostMeter, cost_totals, load_prices, prompt_cache_text
+from medeval.calls.gateway import CallContext, Gateway
 from medeval.cli.engine import report_outcome
-from medeval.cost import CostMeter, cost_totals, load_prices, prompt_cache_text
-from medeval.gateway import CallContext, Gateway
-from medeval.scenarios import load_scenario
+from medeval.scenarios.load import load_scenario
 from medeval.testing.loopback import LoopbackServer
 from medeval.testing.openai_dialect import OPENAI
 from tests.conftest import SCENARIOS
@@ -206,9 +206,9 @@ def test_cached_tokens_are_summed_and_shown() -> None:
 def test_a_run_with_anthropic_judges_reads_the_key_from_cache_prices_and_sums_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from medeval.config import RunConfig
-    from medeval.orchestrator import run
-    from medeval.storage import CALLS, SUMMARY
+    from medeval.engine.config import RunConfig
+    from medeval.engine.orchestrator import run
+    from medeval.records.storage import CALLS, SUMMARY
     from tests.engine_support import strict_lines
 
     with LoopbackServer(ANTHROPIC, api_key=SECRET) as server:
@@ -274,10 +274,10 @@ def test_a_run_with_anthropic_judges_reads_the_key_from_cache_prices_and_sums_it
 
 
 def test_the_budget_prices_the_judges_stable_prefix_as_read_from_cache_after_its_first_call() -> None:
-    from medeval import cost
-    from medeval.budget import prefix_reuse
-    from medeval.config import RunConfig
-    from medeval.trial import TrialPlan
+    from medeval.calls import cost
+    from medeval.engine.budget import prefix_reuse
+    from medeval.engine.config import RunConfig
+    from medeval.engine.types import TrialPlan
 
     judge = "anthropic:claude-sonnet-5-5"
     config = RunConfig(

@@ -13,13 +13,13 @@ from statistics import fmean
 import pytest
 
 from medeval.cli import main
-from medeval.config import RunConfig
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import run
 from medeval.errors import UserError
-from medeval.orchestrator import run
+from medeval.records.storage import TornLineWarning
 from medeval.reporting.build import build_report
-from medeval.reporting.load import Corpus
+from medeval.reporting.loading.run import Corpus
 from medeval.schemas import ShipCategory, Unscored
-from medeval.storage import TornLineWarning
 
 from .conftest import SCENARIOS, medeval
 from .test_report_support import FACTS, SOURCE, make_record, write_run, write_scenario

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from medeval.reporting import drawer
-from medeval.reporting import html as html_module
 from medeval.reporting.build import build_report
+from medeval.reporting.render import drawer
+from medeval.reporting.render import html as html_module
 from medeval.schemas import ShipCategory
 from medeval.testing.browser import CHROMIUM, Browser
 

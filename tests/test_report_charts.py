@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from medeval.reporting.charts import distribution_chart, panel_rows
-from medeval.reporting.load import Corpus
+from medeval.reporting.loading.run import Corpus
+from medeval.reporting.render.charts import distribution_chart, panel_rows
 from medeval.schemas import ShipCategory
 
 from .test_report_support import make_record, write_run, write_scenario

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from medeval.config import RunConfig
-from medeval.orchestrator import run
-from medeval.reporting.load import Corpus
-from medeval.storage import RESULTS
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import run
+from medeval.records.storage import RESULTS
+from medeval.reporting.loading.run import Corpus
 from tests.conftest import medeval
 from tests.engine_support import FOLLOWUP, SCENARIO_001
 

@@ -15,12 +15,10 @@ import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from medeval.reporting import findings, markdown
 from medeval.reporting.build import build_report, collect
-from medeval.reporting.human import apply_reviews
-from medeval.reporting.load import Corpus
-from medeval.reporting.paired import paired_rate
-from medeval.reporting.stats import (
+from medeval.reporting.loading.run import Corpus
+from medeval.reporting.render import markdown
+from medeval.reporting.stats.intervals import (
     BOOTSTRAP_RESAMPLES,
     CONFIDENCE,
     ClusterSums,
@@ -29,7 +27,10 @@ from medeval.reporting.stats import (
     cluster_bootstrap,
     cluster_bootstrap_mean,
 )
-from medeval.reporting.tables import SCORED_FILTER
+from medeval.reporting.stats.paired import paired_rate
+from medeval.reporting.tables import findings
+from medeval.reporting.tables.people import apply_reviews
+from medeval.reporting.tables.run_tables import SCORED_FILTER
 from medeval.review.export import make_export
 from medeval.review.importing import import_codes
 from medeval.review.precedence import outcomes

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from medeval.records.storage import RunStore
 from medeval.schemas import (
     Claim,
     FinalClaim,
@@ -23,7 +24,6 @@ from medeval.schemas import (
     Verdict,
     Vote,
 )
-from medeval.storage import RunStore
 
 SCENARIO_ID = "ship_mo_fixture"
 QUESTIONS = {

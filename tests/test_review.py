@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from medeval.audit import verify_run
 from medeval.errors import UserError
+from medeval.records.audit import verify_run
+from medeval.records.storage import REVIEWS
 from medeval.reporting.build import build_report
 from medeval.review import export as export_module
 from medeval.review.categories import STUDY_CATEGORIES
@@ -21,7 +22,6 @@ from medeval.review.items import ReviewItem, build_items, load_run
 from medeval.review.precedence import decide
 from medeval.review.sample import parse_sample, select
 from medeval.review.store import Decision, ReviewImport, append_import, read_imports
-from medeval.storage import REVIEWS
 
 from .review_support import DEMO_TARGETS, cli, codes_file, flip, fresh_copy, make_demo_run, read_csv
 

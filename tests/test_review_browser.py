@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from medeval.audit import verify_run
+from medeval.records.audit import verify_run
 from medeval.reporting.build import build_report
 from medeval.review.export import make_export, write_export
 from medeval.review.importing import import_codes

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from medeval.agents import rules
-from medeval.scenarios import bundled_scenarios_dir, load_scenario
+from medeval.scenarios.load import bundled_scenarios_dir, load_scenario
 from medeval.schemas import Quantity, Scenario
 
 

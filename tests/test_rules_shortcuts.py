@@ -10,7 +10,7 @@ from medeval.agents import rules
 from medeval.agents.rulecoder import text
 from medeval.agents.rulecoder.index import key_index
 from medeval.agents.rulecoder.keyed import Memo, _screen, compile_pattern
-from medeval.scenarios import bundled_scenarios_dir, expand_paths, load_scenario
+from medeval.scenarios.load import bundled_scenarios_dir, expand_paths, load_scenario
 from medeval.schemas import Scenario
 
 

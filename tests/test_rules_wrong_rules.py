@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from medeval.agents import rules
-from medeval.scenarios import bundled_scenarios_dir, load_scenario
+from medeval.scenarios.load import bundled_scenarios_dir, load_scenario
 from medeval.schemas import Scenario
 
 

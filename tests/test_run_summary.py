@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from medeval.batching import BatchSettings
-from medeval.cache import CacheMode
-from medeval.orchestrator import build_gateway, resume_config, run
-from medeval.runwriter import run_summary
-from medeval.storage import RunStore
+from medeval.calls.batching import BatchSettings
+from medeval.calls.cache import CacheMode
+from medeval.engine.orchestrator import build_gateway, resume_config, run
+from medeval.engine.runwriter import run_summary
+from medeval.records.storage import RunStore
 from medeval.testing.loopback import LoopbackServer
 from medeval.testing.wire import Fault
 from tests.engine_support import LOOP_TARGET, SCENARIO_001, instant, loop_config, point_at

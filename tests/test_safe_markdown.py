@@ -3,7 +3,7 @@ claims highlighted by verdict on the verbatim text's offsets."""
 
 from __future__ import annotations
 
-from medeval.reporting.safe_markdown import render
+from medeval.reporting.render.safe_markdown import render
 
 
 def test_raw_html_and_links_stay_text() -> None:

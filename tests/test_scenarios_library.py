@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from medeval.agents.rules import extract_claims, label_claims, states_stale_figure
-from medeval.config import RunConfig
-from medeval.orchestrator import RunResult, run
-from medeval.scenarios import expand_paths, load_scenario
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import RunResult, run
+from medeval.scenarios.load import expand_paths, load_scenario
 from medeval.schemas import Scenario, ShipCategory
 
 from .conftest import REPO, SCENARIOS

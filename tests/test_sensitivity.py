@@ -10,14 +10,15 @@ from pathlib import Path
 import pytest
 
 from medeval.cli.settings import parse_variant, variants
-from medeval.config import RunConfig, SystemPrompt, Variant
+from medeval.engine.config import RunConfig, SystemPrompt, Variant
+from medeval.engine.orchestrator import plan_trials, run
+from medeval.engine.trial import persona_disclosure
+from medeval.engine.types import TrialPlan
 from medeval.errors import ConfigError, UserError
-from medeval.orchestrator import plan_trials, run
+from medeval.records.storage import read_jsonl
 from medeval.reporting.build import build_report
-from medeval.reporting.load import Corpus
-from medeval.reporting.sensitivity import ALL_TARGETS, prompt_sensitivity
-from medeval.storage import read_jsonl
-from medeval.trial import TrialPlan, persona_disclosure
+from medeval.reporting.loading.run import Corpus
+from medeval.reporting.tables.sensitivity import ALL_TARGETS, prompt_sensitivity
 
 from .conftest import SCENARIOS
 
@@ -36,14 +37,14 @@ def zip_scenario(tmp_path: Path) -> Path:
 
 def test_a_trial_key_includes_its_variant_and_stays_as_before_without_one() -> None:
     config = RunConfig(scenarios=[SCENARIO_001], targets=["fake:accurate"], epochs=2, variants=[PLAIN, TOLD])
-    from medeval.orchestrator import load_scenarios
+    from medeval.engine.orchestrator import load_scenarios
 
     plans = plan_trials(config, load_scenarios(config.scenarios))
     assert len(plans) == 4 and len({p.key(42) for p in plans}) == 4
     bare = plans[0]
     plain = TrialPlan(bare.scenario, bare.scenario_sha256, bare.target, bare.epoch)
     # The key a run made before variants existed: --resume of old runs still matches.
-    from medeval.hashing import short_hash
+    from medeval.records.hashing import short_hash
 
     assert plain.key(42) == short_hash(["scenario_001", bare.scenario_sha256, "fake:accurate", 1, 42], 24)
 

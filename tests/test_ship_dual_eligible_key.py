@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from medeval.agents.rules import extract_claims, label_claims
-from medeval.scenarios import load_scenario
+from medeval.scenarios.load import load_scenario
 from medeval.schemas import Scenario
 
 from .conftest import SCENARIOS

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from medeval.reporting.stats import (
+from medeval.reporting.stats.intervals import (
     agreement,
     cluster_bootstrap_mean,
     mean_difference,

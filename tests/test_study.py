@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from medeval.errors import UserError
-from medeval.hashing import sha256_file
+from medeval.records.hashing import sha256_file
 from medeval.study import load_study, study_problems
 from medeval.study.load import model_problem
 

@@ -14,11 +14,11 @@ import pytest
 from medeval.adapters.base import Sampling
 from medeval.adapters.openai_api import OpenAIAdapter
 from medeval.cli import settings as target_cli
-from medeval.config import RunConfig, SystemPrompt, TargetSettings
+from medeval.engine.config import RunConfig, SystemPrompt, TargetSettings
+from medeval.engine.orchestrator import run
 from medeval.errors import UserError
-from medeval.hashing import sha256_text
-from medeval.orchestrator import run
-from medeval.storage import read_jsonl
+from medeval.records.hashing import sha256_text
+from medeval.records.storage import read_jsonl
 from medeval.testing.loopback import LoopbackServer
 from tests.servers.helpers import SECRET, chat
 

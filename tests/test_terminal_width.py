@@ -11,9 +11,9 @@ from rich.console import Console
 from rich.table import Table
 
 from medeval.cli.summary import print_summary
-from medeval.config import RunConfig
-from medeval.orchestrator import run
-from medeval.terminal import emit, fit
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import run
+from medeval.reporting.render.terminal import emit, fit
 from tests.conftest import medeval
 from tests.engine_support import SCENARIO_001
 

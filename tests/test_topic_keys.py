@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from medeval.agents.rules import extract_claims, label_claims
-from medeval.scenarios import load_scenario
+from medeval.scenarios.load import load_scenario
 
 from .conftest import SCENARIOS
 

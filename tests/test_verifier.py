@@ -9,8 +9,8 @@ import re
 from medeval.agents.rules import extract_claims, label_claims
 from medeval.agents.tiebreak import screen_decisions
 from medeval.agents.verifier import GroupAnswer, Verification, answer_key_json, verify
-from medeval.gateway import CallContext, Gateway
-from medeval.scenarios import load_scenario
+from medeval.calls.gateway import CallContext, Gateway
+from medeval.scenarios.load import load_scenario
 from medeval.schemas import Claim, FinalClaim, Label, Span, TieBreak
 
 from .conftest import SCENARIOS

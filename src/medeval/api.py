@@ -20,11 +20,11 @@ from typing import Any, TypeVar
 
 import duckdb
 
-from medeval.config import RunConfig
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import RunResult, execute
+from medeval.engine.progress import QuietProgress
 from medeval.export import TABLES, connect, find_runs
-from medeval.orchestrator import RunResult, execute
-from medeval.progress import QuietProgress
-from medeval.reporting.compare import Comparison, compare_runs
+from medeval.reporting.compare.runs import Comparison, compare_runs
 from medeval.study import load_study
 
 T = TypeVar("T")

@@ -9,7 +9,7 @@ from typing import Any
 from medeval.adapters.base import ChatRequest, ChatResponse, Message, ModelAPI, OutputSchema, Sampling
 from medeval.adapters.batch import BatchAPI, BatchItem, BatchOutcome, BatchStatus
 from medeval.adapters.retry import RetryPolicy
-from medeval.gateway import CallContext, Gateway
+from medeval.calls.gateway import CallContext, Gateway
 
 SECRET = "sk-test-SECRET-4f9a2c"
 CTX = CallContext(run_id="run", trial_id="trial", role="target")

@@ -20,6 +20,7 @@ import httpx2
 from anthropic import AsyncAnthropic
 from anthropic._constants import ANTHROPIC_API_VERSION
 
+from medeval.adapters.apikeys import endpoint, require_key
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, ProviderError, Usage
 from medeval.adapters.batch import BatchAPI, BatchItem, BatchOutcome, BatchState, BatchStatus
 from medeval.adapters.catalog import (
@@ -29,7 +30,6 @@ from medeval.adapters.catalog import (
 from medeval.adapters.ratelimits import rate_limits
 from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
 from medeval.adapters.transport import connection_failure, sdk_http_client
-from medeval.keys import endpoint, require_key
 
 DEFAULT_TIMEOUT = 120.0
 #: Anthropic requires max_tokens; used when the request leaves it open.

@@ -27,6 +27,7 @@ from google import genai
 from google.genai import errors, types
 
 from medeval.adapters import google_batch
+from medeval.adapters.apikeys import endpoint, require_key
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, ProviderError, Usage
 from medeval.adapters.batch import BatchAPI, BatchItem, BatchOutcome, BatchStatus
 from medeval.adapters.catalog import (
@@ -34,7 +35,6 @@ from medeval.adapters.catalog import (
     filter_sampling,
 )
 from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
-from medeval.keys import endpoint, require_key
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_API_VERSION = "v1beta"  # where current and preview models and JSON-schema output all live

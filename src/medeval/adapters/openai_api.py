@@ -17,19 +17,20 @@ import openai
 from openai import AsyncOpenAI
 
 from medeval.adapters import openai_batch
-from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, Usage
+from medeval.adapters.apikeys import endpoint, find_key, require_key
+from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI
 from medeval.adapters.batch import BatchAPI, BatchItem, BatchOutcome, BatchStatus
 from medeval.adapters.catalog import (
     CatalogModel,
     filter_sampling,
     provider_info,
 )
+from medeval.adapters.openai_replies import from_chat, from_response
 from medeval.adapters.ratelimits import rate_limits
 from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
 from medeval.adapters.transport import connection_failure, sdk_http_client
 from medeval.errors import ConfigError
-from medeval.hashing import sha256_text
-from medeval.keys import endpoint, find_key, require_key
+from medeval.records.hashing import sha256_text
 
 DEFAULT_TIMEOUT = 120.0
 #: Sent when an openai-compatible server needs no key (Ollama, llama.cpp): the SDK insists on one.
@@ -153,7 +154,7 @@ class OpenAIAdapter(CatalogModel, BatchAPI):
             "rate_limits": rate_limits(http.headers),
         }
         try:
-            return ChatResponse(**base, **(_from_response(payload) if responses else _from_chat(payload)))
+            return ChatResponse(**base, **(from_response(payload) if responses else from_chat(payload)))
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as error:
             raise malformed_error(self.spec, f"{type(error).__name__}: {error}", request_id) from error
 
@@ -256,51 +257,6 @@ def _provider_message(error: openai.APIStatusError) -> str:
     if isinstance(body, dict) and isinstance(body.get("message"), str):
         return str(body["message"])
     return error.message
-
-
-def _usage(usage: Any, prompt: str, completion: str) -> Usage:
-    """Usage from the JSON body; the two APIs name the same counts differently."""
-    if not isinstance(usage, dict):
-        return Usage()
-    return Usage(
-        input_tokens=usage.get(f"{prompt}_tokens"),
-        output_tokens=usage.get(f"{completion}_tokens"),
-        reasoning_tokens=(usage.get(f"{completion}_tokens_details") or {}).get("reasoning_tokens"),
-        cached_tokens=(usage.get(f"{prompt}_tokens_details") or {}).get("cached_tokens"),
-    )
-
-
-def _from_chat(payload: dict[str, Any]) -> dict[str, Any]:
-    choice = payload["choices"][0]
-    message = choice["message"]
-    return {
-        "text": message.get("content") or message.get("refusal") or "",
-        "served_model": payload.get("model"),
-        "fingerprint": payload.get("system_fingerprint"),
-        "response_id": payload.get("id"),
-        "finish_reason": choice.get("finish_reason"),
-        "usage": _usage(payload.get("usage"), "prompt", "completion"),
-    }
-
-
-def _from_response(payload: dict[str, Any]) -> dict[str, Any]:
-    # output_text as the SDK's property builds it: every output_text part of every message item.
-    text = "".join(
-        part["text"]
-        for item in payload.get("output") or []
-        if item.get("type") == "message"
-        for part in item.get("content") or []
-        if part.get("type") == "output_text" and part.get("text") is not None
-    )
-    incomplete = payload.get("incomplete_details") or {}
-    return {
-        "text": text,
-        "served_model": payload.get("model"),
-        "fingerprint": None,  # the Responses API reports none
-        "response_id": payload.get("id"),
-        "finish_reason": incomplete.get("reason") or payload.get("status"),
-        "usage": _usage(payload.get("usage"), "input", "output"),
-    }
 
 
 def create(model: str) -> ModelAPI:

@@ -9,17 +9,35 @@ message that says so, and the judge calls it held are not scored (run without --
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import openai
+from openai import AsyncOpenAI
 
-from medeval.adapters.base import ChatResponse, ProviderError
+from medeval.adapters.base import ChatRequest, ChatResponse, ProviderError
 from medeval.adapters.batch import BatchItem, BatchOutcome, BatchState, BatchStatus
-from medeval.adapters.catalog import filter_sampling
+from medeval.adapters.catalog import Family, filter_sampling
+from medeval.adapters.openai_replies import from_chat, from_response
 from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
 
-if TYPE_CHECKING:
-    from medeval.adapters.openai_api import OpenAIAdapter
+
+class BatchHost(Protocol):
+    """What the batch calls use of the OpenAI adapter (openai_api.OpenAIAdapter), named here so the
+    two modules do not import each other."""
+
+    @property
+    def spec(self) -> str: ...
+
+    wire_model: str
+    timeout: float
+    family: Family
+    _client: AsyncOpenAI
+    _batch_sampling: dict[str, tuple[dict[str, Any], dict[str, Any]]]
+
+    def _chat_body(self, request: ChatRequest, sent: dict[str, Any]) -> dict[str, Any]: ...
+
+    def _responses_body(self, request: ChatRequest, sent: dict[str, Any]) -> dict[str, Any]: ...
+
 
 #: OpenAI's batch states -> the contract's.
 STATES: dict[str, BatchState] = {
@@ -36,11 +54,11 @@ STATES: dict[str, BatchState] = {
 RETRYABLE_ITEM_CODES = frozenset({"batch_expired", "batch_cancelled", "server_error", "rate_limit_exceeded"})
 
 
-def _endpoint(adapter: OpenAIAdapter) -> str:
+def _endpoint(adapter: BatchHost) -> str:
     return "/v1/responses" if adapter.family.api == "responses" else "/v1/chat/completions"
 
 
-async def submit(adapter: OpenAIAdapter, items: list[BatchItem]) -> str:
+async def submit(adapter: BatchHost, items: list[BatchItem]) -> str:
     endpoint = _endpoint(adapter)
     lines = []
     for item in items:
@@ -69,7 +87,7 @@ async def submit(adapter: OpenAIAdapter, items: list[BatchItem]) -> str:
     return batch.id
 
 
-async def status(adapter: OpenAIAdapter, batch_id: str) -> BatchStatus:
+async def status(adapter: BatchHost, batch_id: str) -> BatchStatus:
     try:
         batch = await adapter._client.batches.retrieve(batch_id)
     except openai.APIError as error:
@@ -85,7 +103,7 @@ async def status(adapter: OpenAIAdapter, batch_id: str) -> BatchStatus:
     )
 
 
-async def results(adapter: OpenAIAdapter, batch_id: str) -> list[BatchOutcome]:
+async def results(adapter: BatchHost, batch_id: str) -> list[BatchOutcome]:
     try:
         batch = await adapter._client.batches.retrieve(batch_id)
         texts = [
@@ -106,7 +124,7 @@ async def results(adapter: OpenAIAdapter, batch_id: str) -> list[BatchOutcome]:
     return outcomes
 
 
-def _learn_sampling(adapter: OpenAIAdapter, input_text: str) -> None:
+def _learn_sampling(adapter: BatchHost, input_text: str) -> None:
     knobs = {
         "temperature": "temperature",
         "top_p": "top_p",
@@ -127,9 +145,7 @@ def _learn_sampling(adapter: OpenAIAdapter, input_text: str) -> None:
         adapter._batch_sampling.setdefault(str(entry.get("custom_id")), (sent, {}))
 
 
-def _outcome(adapter: OpenAIAdapter, line: dict[str, Any]) -> BatchOutcome:
-    from medeval.adapters.openai_api import _from_chat, _from_response
-
+def _outcome(adapter: BatchHost, line: dict[str, Any]) -> BatchOutcome:
     custom_id = str(line.get("custom_id"))
     response = line.get("response") or {}
     error = line.get("error") or {}
@@ -154,7 +170,7 @@ def _outcome(adapter: OpenAIAdapter, line: dict[str, Any]) -> BatchOutcome:
     try:
         if not isinstance(body, dict):
             raise ValueError("the item's body is not an object")
-        parsed = _from_response(body) if adapter.family.api == "responses" else _from_chat(body)
+        parsed = from_response(body) if adapter.family.api == "responses" else from_chat(body)
         chat = ChatResponse(
             requested_model=adapter.wire_model,
             request_id=request_id,
@@ -175,7 +191,7 @@ def _ids(texts: list[str]) -> list[str]:
     ]
 
 
-def _mapped(adapter: OpenAIAdapter, error: openai.APIError, doing: str) -> ProviderError:
+def _mapped(adapter: BatchHost, error: openai.APIError, doing: str) -> ProviderError:
     if isinstance(error, openai.APITimeoutError):
         return timeout_error(adapter.spec, f"{doing}: no response within {adapter.timeout:g} s")
     if isinstance(error, openai.APIConnectionError):

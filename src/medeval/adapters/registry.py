@@ -14,7 +14,7 @@ AdapterFactory = Callable[[str], ModelAPI]
 
 #: provider name -> "module:factory". The factory takes the model part of the spec.
 _PROVIDERS: dict[str, str] = {
-    "fake": "medeval.adapters.fake:create",
+    "fake": "medeval.fakes.provider:create",
     "openai": "medeval.adapters.openai_api:create",
     "openai-compatible": "medeval.adapters.openai_api:create_compatible",
     "anthropic": "medeval.adapters.anthropic_api:create",

@@ -27,6 +27,7 @@ from xai_sdk import AsyncClient
 from xai_sdk.chat import assistant, system, user
 from xai_sdk.proto import batch_pb2, chat_pb2
 
+from medeval.adapters.apikeys import endpoint, require_key
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, ProviderError, Usage
 from medeval.adapters.batch import BatchAPI, BatchItem, BatchOutcome, BatchState, BatchStatus
 from medeval.adapters.catalog import (
@@ -35,7 +36,6 @@ from medeval.adapters.catalog import (
 )
 from medeval.adapters.retry import grpc_error, malformed_error
 from medeval.errors import ConfigError
-from medeval.keys import endpoint, require_key
 
 DEFAULT_TIMEOUT = 120.0
 

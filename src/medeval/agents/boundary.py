@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from medeval.hashing import sha256_text
+from medeval.records.hashing import sha256_text
 
 NONCE_CHARS = 16
 REMOVED = "[removed]"

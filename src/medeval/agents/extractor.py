@@ -13,7 +13,7 @@ from medeval.agents import rules
 from medeval.agents.boundary import data_message
 from medeval.agents.grounding import UNRELATED, is_passage, locate_quote, uncovered_sentences, unrelated
 from medeval.agents.structured import call_structured, role_request
-from medeval.gateway import CallContext, Gateway
+from medeval.calls.gateway import CallContext, Gateway
 from medeval.schemas import Claim, ExtractedClaim, ExtractorOutput, Span, normalise_space
 
 RULES = "rules"

@@ -9,7 +9,7 @@ import re
 
 from medeval.agents.boundary import data_message
 from medeval.agents.structured import call_structured, role_request
-from medeval.gateway import CallContext, Gateway
+from medeval.calls.gateway import CallContext, Gateway
 from medeval.schemas import PersonaReplies, PersonaReplyOutput, QuestionerOutput, Scenario, ScriptedTurn
 
 DONT_KNOW = "I'm sorry, I don't know that."

@@ -13,7 +13,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from medeval.adapters.base import ChatRequest, ChatResponse, Message, OutputSchema, Sampling
-from medeval.gateway import CallContext, CallFailed, Gateway
+from medeval.calls.gateway import CallContext, CallFailed, Gateway
 from medeval.prompts import load_prompt
 
 T = TypeVar("T", bound=BaseModel)

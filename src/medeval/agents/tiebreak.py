@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from medeval.agents.boundary import prefixed_message
 from medeval.agents.structured import call_structured, role_request
 from medeval.agents.verifier import answer_key_json, evidence_problem, quoted
-from medeval.gateway import CallContext, Gateway
+from medeval.calls.gateway import CallContext, Gateway
 from medeval.schemas import AdjudicatorModelOutput, Claim, FinalClaim, Scenario, TieBreak
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from medeval.agents.boundary import prefixed_message
 from medeval.agents.grounding import is_passage, locate_quote
 from medeval.agents.structured import call_structured, role_request
-from medeval.gateway import CallContext, Gateway
+from medeval.calls.gateway import CallContext, Gateway
 from medeval.schemas import (
     Claim,
     CodedItem,

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from medeval.errors import UserError
-from medeval.hashing import sha256_file
+from medeval.records.hashing import sha256_file
 from medeval.review.categories import (
     ACCEPTED,
     ITEM_CODES,
@@ -27,7 +27,7 @@ from medeval.review.categories import (
     parse_category,
     parse_item_code,
 )
-from medeval.scenarios import bundled_scenarios_dir, expand_paths, scenario_problems
+from medeval.scenarios.load import bundled_scenarios_dir, expand_paths, scenario_problems
 from medeval.schemas import Scenario
 
 DEFAULT_REFERENCE = "ship_reference_v1.jsonl"

@@ -18,22 +18,22 @@ from medeval.cli import settings as target_cli
 from medeval.cli.calibrate import calibrate_command, print_demo_validity
 from medeval.cli.data import export_command, query_command
 from medeval.cli.models import models_command
-from medeval.cli.review import review_app
-from medeval.cli.summary import print_summary
-from medeval.cli.validate import validate_command
-from medeval.config import DEFAULT_JUDGE, RunConfig, StudyRef
-from medeval.errors import EXIT_INTERRUPTED, UserError
-from medeval.orchestrator import RunInterrupted, run
-from medeval.progress import choose_progress
-from medeval.redact import redact
-from medeval.reporting.commands import (
+from medeval.cli.report import (
     compare_command,
     report_after_demo,
     report_command,
 )
-from medeval.scenarios import bundled_scenarios_dir
+from medeval.cli.review import review_app
+from medeval.cli.summary import print_summary
+from medeval.cli.validate import validate_command
+from medeval.engine.config import DEFAULT_JUDGE, RunConfig, StudyRef
+from medeval.engine.orchestrator import RunInterrupted, run
+from medeval.engine.progress import choose_progress
+from medeval.errors import EXIT_INTERRUPTED, UserError
+from medeval.records.redact import redact
+from medeval.reporting.render.terminal import error_line, stdout_console
+from medeval.scenarios.load import bundled_scenarios_dir
 from medeval.study import load_study
-from medeval.terminal import error_line, stdout_console
 
 RESEARCH_NOTICE = (
     "For research use only: medeval evaluates AI-generated information and does not provide "
@@ -281,8 +281,8 @@ def rescore(
     ] = False,
 ) -> None:
     """Judge a run's stored transcripts again into a new run; makes no target calls."""
-    from medeval.batching import BatchSettings
-    from medeval.rescore import rescore as rescore_run
+    from medeval.calls.batching import BatchSettings
+    from medeval.engine.rescore import rescore as rescore_run
 
     err.print(RESEARCH_NOTICE, style="dim")
     result = rescore_run(

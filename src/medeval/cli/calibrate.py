@@ -9,11 +9,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from medeval.calibration.output import summary_line
 from medeval.calibration.render import CATEGORY_HEADER, MATRIX_HEADER, category_rows, matrix_rows
-from medeval.calibration.run import Calibration
-from medeval.config import DEFAULT_JUDGE
-from medeval.terminal import stdout_console
+from medeval.cli.calibration_files import summary_line
+from medeval.engine.calibrate import Calibration
+from medeval.engine.config import DEFAULT_JUDGE
+from medeval.reporting.render.terminal import stdout_console
 
 out = stdout_console()
 
@@ -43,10 +43,10 @@ def calibrate_command(
     ] = None,
 ) -> None:
     """Run the judge panel on a human-coded reference set and report agreement, kappa, Incorrect recall."""
-    from medeval.calibration.output import write_calibration
     from medeval.calibration.reference import default_reference, load_reference, load_scenarios
-    from medeval.calibration.run import calibrate, calibration_config
-    from medeval.storage import ChainedJsonl, new_run_id
+    from medeval.cli.calibration_files import write_calibration
+    from medeval.engine.calibrate import calibrate, calibration_config
+    from medeval.records.storage import ChainedJsonl, new_run_id
 
     directory = out_dir or Path("calibration") / new_run_id()
     calls = ChainedJsonl(directory / "calls.jsonl") if directory.is_dir() else None
@@ -96,7 +96,7 @@ def print_calibration(cal: Calibration, console: Console) -> None:
 def print_demo_validity(console: Console, seed: int = 42) -> None:
     """The demo's last line: how the offline rules judges agree with people on the shipped set."""
     from medeval.calibration.reference import default_reference, load_reference, load_scenarios
-    from medeval.calibration.run import calibrate, calibration_config
+    from medeval.engine.calibrate import calibrate, calibration_config
 
     reference = load_reference(default_reference(), load_scenarios([]))
     cal = calibrate(reference, calibration_config(reference, [DEFAULT_JUDGE], seed=seed))

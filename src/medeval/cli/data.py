@@ -11,7 +11,7 @@ from rich.table import Table
 
 from medeval.errors import UserError
 from medeval.export import TABLES, connect, export_runs, find_runs
-from medeval.terminal import stdout_console
+from medeval.reporting.render.terminal import stdout_console
 
 
 def export_command(

@@ -9,16 +9,16 @@ from pathlib import Path
 from rich.console import Console
 
 from medeval.adapters.registry import parse_spec, providers, suggestion
-from medeval.audit import verify_run
-from medeval.cache import CacheMode
-from medeval.config import RunConfig
-from medeval.cost import prompt_cache_text
+from medeval.calls.cache import CacheMode
+from medeval.calls.cost import prompt_cache_text
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import RunInterrupted, RunResult, resume_config
 from medeval.errors import EXIT_COMPLETE, EXIT_FAILED_TRIALS, EXIT_MAX_COST, UserError
-from medeval.orchestrator import RunInterrupted, RunResult, resume_config
-from medeval.runwriter import latest_trials, target_failed
+from medeval.records.audit import verify_run
+from medeval.records.storage import SUMMARY, without_chain
+from medeval.records.trials import latest_trials, target_failed
+from medeval.reporting.render.terminal import error_line
 from medeval.schemas import ShipCategory, TrialRecord
-from medeval.storage import SUMMARY, without_chain
-from medeval.terminal import error_line
 
 
 def cache_mode(*, no_cache: bool, refresh: bool) -> CacheMode:

@@ -11,11 +11,11 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from medeval.adapters.apikeys import endpoint, key_status
 from medeval.adapters.catalog import catalog
 from medeval.errors import UserError
-from medeval.keys import endpoint, key_status
-from medeval.redact import redact_url
-from medeval.terminal import emit, fit, stdout_console
+from medeval.records.redact import redact_url
+from medeval.reporting.render.terminal import emit, fit, stdout_console
 
 #: The model names the specification uses, in the order it lists them.
 SPECIFICATION_NAMES = (

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from medeval.terminal import stdout_console
+from medeval.reporting.render.terminal import stdout_console
 
 out = stdout_console()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from medeval.adapters.base import REASONING_EFFORTS, ReasoningEffort
-from medeval.config import SystemPrompt, TargetSettings, Variant
+from medeval.engine.config import SystemPrompt, TargetSettings, Variant
 from medeval.errors import UserError
 
 T = TypeVar("T")

@@ -6,11 +6,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from medeval.orchestrator import RunResult
-from medeval.reporting.commands import print_headline_of
+from medeval.cli.report import print_headline_of
+from medeval.cli.targets import SHIP_LABELS, SHIP_ORDER, left_out_line, summarise
+from medeval.engine.orchestrator import RunResult
+from medeval.reporting.render.terminal import emit, fit, stdout_console
 from medeval.schemas import ShipCategory
-from medeval.summary import SHIP_LABELS, SHIP_ORDER, left_out_line, summarise
-from medeval.terminal import emit, fit, stdout_console
 
 out = stdout_console()
 

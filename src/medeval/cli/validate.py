@@ -9,10 +9,10 @@ from typing import Annotated
 import typer
 
 from medeval.errors import UserError
-from medeval.lint import lint_paths
-from medeval.scenarios import bundled_scenarios_dir, expand_paths, upgrade_scenario_file
+from medeval.reporting.render.terminal import error_line, stdout_console
+from medeval.scenarios.lint import lint_paths
+from medeval.scenarios.load import bundled_scenarios_dir, expand_paths, upgrade_scenario_file
 from medeval.study import study_problems
-from medeval.terminal import error_line, stdout_console
 
 out = stdout_console()
 

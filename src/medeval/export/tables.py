@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from medeval.batching.events import is_batch_event
-from medeval.runwriter import latest_trials
+from medeval.records.batch_events import is_batch_event
+from medeval.records.storage import RunStore, without_chain
+from medeval.records.trials import latest_trials
 from medeval.schemas import ShipCategory, TrialRecord
-from medeval.storage import RunStore, without_chain
 
 _KEYS = {
     "run_id": "VARCHAR",
@@ -289,6 +289,6 @@ def _call_rows(
 
 
 def _sha(text: str) -> str:
-    from medeval.hashing import sha256_text
+    from medeval.records.hashing import sha256_text
 
     return sha256_text(text)

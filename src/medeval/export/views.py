@@ -10,7 +10,7 @@ import duckdb
 
 from medeval.errors import UserError
 from medeval.export.tables import COLUMNS, TABLES, run_tables
-from medeval.storage import MANIFEST
+from medeval.records.storage import MANIFEST
 
 Format = Literal["parquet", "csv"]
 

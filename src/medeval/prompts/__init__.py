@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import cache
 from importlib.resources import files
 
-from medeval.hashing import sha256_text
+from medeval.records.hashing import sha256_text
 
 ROLES = ("questioner", "extractor", "verifier", "scorer", "adjudicator", "questioner_reply")
 

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from medeval.audit import verify_run
 from medeval.errors import UserError
-from medeval.reporting import DEFAULT_HTML_TRIALS, charts
-from medeval.reporting.consistency import consistency
-from medeval.reporting.findings import REVIEW_SQL, UNSCORED_SQL, gather
-from medeval.reporting.headline import headline
-from medeval.reporting.html import write_html
-from medeval.reporting.human import HumanReview, apply_reviews, ship_csv_row
-from medeval.reporting.human_render import (
+from medeval.records.audit import verify_run
+from medeval.reporting import DEFAULT_HTML_TRIALS
+from medeval.reporting.loading.run import Corpus
+from medeval.reporting.render import charts
+from medeval.reporting.render.html import write_html
+from medeval.reporting.render.markdown import REVIEW_CSV, UNSCORED_CSV, write_markdown
+from medeval.reporting.render.people import (
     OVERRIDE_HEADER,
     OVERRIDES_CSV,
     SPLIT_HEADER,
@@ -20,11 +19,12 @@ from medeval.reporting.human_render import (
     override_rows,
     split_rows,
 )
-from medeval.reporting.load import Corpus
-from medeval.reporting.markdown import REVIEW_CSV, UNSCORED_CSV, write_markdown
-from medeval.reporting.model import ReportData, ReportPaths
-from medeval.reporting.sensitivity import prompt_sensitivity
-from medeval.reporting.tables import (
+from medeval.reporting.stats.consistency import consistency
+from medeval.reporting.tables.findings import REVIEW_SQL, UNSCORED_SQL, gather
+from medeval.reporting.tables.headline import headline
+from medeval.reporting.tables.model import ReportData, ReportPaths
+from medeval.reporting.tables.people import HumanReview, apply_reviews, ship_csv_row
+from medeval.reporting.tables.run_tables import (
     copy_csv,
     distributions,
     scenario_rows,
@@ -33,6 +33,7 @@ from medeval.reporting.tables import (
     write_csv,
     write_trials_csv,
 )
+from medeval.reporting.tables.sensitivity import prompt_sensitivity
 
 REPORT_DIR = "report"
 

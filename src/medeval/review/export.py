@@ -19,11 +19,11 @@ from markupsafe import Markup
 from pydantic import BaseModel
 
 from medeval.errors import UserError
-from medeval.hashing import canonical_json, sha256_text
+from medeval.records.hashing import canonical_json, sha256_text
+from medeval.records.storage import utc_now
 from medeval.review.categories import CATEGORY_LABELS, ITEM_CODES, STUDY_CATEGORIES
 from medeval.review.items import KeyFact, ReviewItem, build_items, load_run
 from medeval.review.sample import select
-from medeval.storage import utc_now
 
 CODES_FORMAT = "medeval-review-codes/1"
 CSV_COLUMNS = (

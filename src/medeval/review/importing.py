@@ -18,12 +18,12 @@ from typing import Any
 from pydantic import BaseModel
 
 from medeval.errors import UserError
-from medeval.hashing import sha256_file
+from medeval.records.hashing import sha256_file
+from medeval.records.storage import MANIFEST, run_lock, utc_now
 from medeval.review.categories import ACCEPTED, ITEM_CODES, parse_category, parse_item_code
 from medeval.review.export import CODES_FORMAT
 from medeval.review.items import ReviewItem, build_items, load_run
 from medeval.review.store import Decision, ReviewImport, append_import, read_imports
-from medeval.storage import MANIFEST, run_lock, utc_now
 
 _CODER = re.compile(r"^[\w][\w .@'\-]{0,79}$")
 

@@ -17,11 +17,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from medeval.errors import UserError
-from medeval.hashing import canonical_json, sha256_text
-from medeval.runwriter import latest_trials
-from medeval.scenarios import scenario_problems
+from medeval.records.hashing import canonical_json, sha256_text
+from medeval.records.storage import MANIFEST, RESULTS, TornLineWarning, read_jsonl, without_chain
+from medeval.records.trials import latest_trials
+from medeval.scenarios.load import scenario_problems
 from medeval.schemas import Scenario, TrialRecord
-from medeval.storage import MANIFEST, RESULTS, TornLineWarning, read_jsonl, without_chain
 
 
 class Exchange(BaseModel):

@@ -13,7 +13,7 @@ import random
 from collections import defaultdict
 
 from medeval.errors import UserError
-from medeval.hashing import derive_seed
+from medeval.records.hashing import derive_seed
 from medeval.review.categories import STUDY_CATEGORIES
 from medeval.review.items import ReviewItem
 

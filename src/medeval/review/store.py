@@ -14,8 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from medeval.review.categories import ItemCode, StudyCategory
-from medeval.storage import (
+from medeval.records.storage import (
     REVIEWS,
     REVIEWS_CHECKPOINT,
     ChainedJsonl,
@@ -25,6 +24,7 @@ from medeval.storage import (
     utc_now,
     without_chain,
 )
+from medeval.review.categories import ItemCode, StudyCategory
 
 REVIEW_SCHEMA = "review/1"
 

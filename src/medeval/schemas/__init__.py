@@ -37,6 +37,19 @@ from medeval.schemas.agents import (
     VerifierOutput,
     Vote,
 )
+from medeval.schemas.answer_key import (
+    NON_ANSWERS,
+    AnswerKey,
+    CanonicalFact,
+    ChecklistItem,
+    Deviation,
+    DisallowedClaim,
+    FactPatterns,
+    GroupRule,
+    NonAnswer,
+    Quantity,
+    QuestionGroupKey,
+)
 from medeval.schemas.records import (
     SCHEMA_VERSION,
     STUDY_CATEGORIES,
@@ -52,20 +65,9 @@ from medeval.schemas.records import (
     Unscored,
 )
 from medeval.schemas.scenario import (
-    NON_ANSWERS,
     STUDY_SCRIPTS,
-    AnswerKey,
-    CanonicalFact,
-    ChecklistItem,
-    Deviation,
-    DisallowedClaim,
-    FactPatterns,
-    GroupRule,
-    NonAnswer,
     PersonaReplies,
     PersonaReply,
-    Quantity,
-    QuestionGroupKey,
     Scenario,
     ScriptedTurn,
     TurnCondition,

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from medeval.schemas._base import Severity, Span, Strict
-from medeval.schemas.scenario import NonAnswer
+from medeval.schemas.answer_key import NonAnswer
 
 
 def _text_to_user_message(value: Any) -> Any:

@@ -15,7 +15,7 @@ from pydantic import Field, model_validator
 
 from medeval.schemas._base import Span, Strict
 from medeval.schemas.agents import Claim, FinalClaim, ItemStatus, Scores, Verdict
-from medeval.schemas.scenario import NonAnswer
+from medeval.schemas.answer_key import NonAnswer
 
 SCHEMA_VERSION = "2"
 

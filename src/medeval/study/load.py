@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from medeval.config import (
+from medeval.engine.config import (
     DEFAULT_MAX_OUTPUT_TOKENS,
     RunConfig,
     StudyRef,
@@ -19,8 +19,8 @@ from medeval.config import (
     Variant,
 )
 from medeval.errors import ConfigError, UserError
-from medeval.hashing import sha256_file
-from medeval.scenarios import bundled_scenarios_dir, expand_paths, load_scenario
+from medeval.records.hashing import sha256_file
+from medeval.scenarios.load import bundled_scenarios_dir, expand_paths, load_scenario
 from medeval.study.model import PromptChoice, StudyFile
 
 
@@ -144,7 +144,7 @@ def study_problems(path: Path) -> tuple[StudyFile | None, list[str]]:
     if not problems:
         try:
             config = to_config(study, path)
-            from medeval.orchestrator import check_roles
+            from medeval.engine.orchestrator import check_roles
 
             check_roles(config)
         except UserError as error:
@@ -223,8 +223,8 @@ def model_problem(spec: str) -> str | None:
     """Why a spec names no usable model (unknown provider or fake profile, retired model); None
     when it does. Needs no key: a missing key is the run's business."""
     from medeval.adapters.catalog import check_lifecycle
-    from medeval.adapters.fake import JUDGE_MODELS, available_profiles
     from medeval.adapters.registry import parse_spec
+    from medeval.fakes.provider import JUDGE_MODELS, available_profiles
 
     if spec == "rules":
         return None

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
 
 from medeval.adapters.base import ReasoningEffort
-from medeval.batching.settings import BatchSettings
-from medeval.config import PersonaDetail
+from medeval.calls.batching.settings import BatchSettings
+from medeval.engine.config import PersonaDetail
 from medeval.schemas._base import Identifier
 
 

@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from medeval.testing.loopback import Dialect, LoopbackServer, ReceivedRequest, Reply
 from medeval.testing.openai_dialect import OPENAI, openai_error_body
+from medeval.testing.wire import Dialect, ReceivedRequest, Reply, Server
 
 CREATED = 1_790_000_000
 
@@ -51,7 +51,7 @@ class BatchDesk:
 
 
 def openai_batch_dialect(desk: BatchDesk) -> Dialect:
-    async def handle(request: ReceivedRequest, server: LoopbackServer) -> Reply:
+    async def handle(request: ReceivedRequest, server: Server) -> Reply:
         path = request.path.removeprefix("/v1")
         if request.method == "POST" and path == "/files":
             return _upload(desk, request)
@@ -129,7 +129,7 @@ def _create(desk: BatchDesk, request: ReceivedRequest) -> Reply:
     return Reply(body=desk.batches[batch_id])
 
 
-async def _retrieve(desk: BatchDesk, server: LoopbackServer, batch_id: str) -> Reply:
+async def _retrieve(desk: BatchDesk, server: Server, batch_id: str) -> Reply:
     batch = desk.batches.get(batch_id)
     if batch is None:
         return Reply(status=404, body=openai_error_body(404, f"No such Batch object: {batch_id}"))
@@ -142,7 +142,7 @@ async def _retrieve(desk: BatchDesk, server: LoopbackServer, batch_id: str) -> R
     return Reply(body=batch)
 
 
-async def _complete(desk: BatchDesk, server: LoopbackServer, batch: dict[str, Any]) -> None:
+async def _complete(desk: BatchDesk, server: Server, batch: dict[str, Any]) -> None:
     """Answer every line through the plain dialect, as the direct endpoint would."""
     outputs, errors = [], []
     lines = [json.loads(line) for line in desk.files[batch["input_file_id"]].splitlines() if line.strip()]

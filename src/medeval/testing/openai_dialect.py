@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from medeval.adapters.base import Message
-from medeval.hashing import sha256_text
-from medeval.testing.loopback import Dialect, LoopbackServer, Prompt, ReceivedRequest, Reply, tokens
+from medeval.records.hashing import sha256_text
 from medeval.testing.prompt_cache import prompt_parts
+from medeval.testing.wire import Dialect, Prompt, ReceivedRequest, Reply, Server, tokens
 
 
 def _text_of(content: Any) -> str:
@@ -26,7 +26,7 @@ def openai_error_body(status: int, message: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": kind, "param": None, "code": kind}}
 
 
-async def _openai_handle(request: ReceivedRequest, server: LoopbackServer) -> Reply:
+async def _openai_handle(request: ReceivedRequest, server: Server) -> Reply:
     body = request.body if isinstance(request.body, dict) else {}
     if request.method != "POST" or not request.path.endswith(("/chat/completions", "/responses")):
         return Reply(status=404, body=openai_error_body(404, f"no route {request.method} {request.path}"))
@@ -41,7 +41,7 @@ async def _openai_handle(request: ReceivedRequest, server: LoopbackServer) -> Re
 
 
 async def _openai_chat(
-    body: dict[str, Any], model: str, served: str, request: ReceivedRequest, server: LoopbackServer
+    body: dict[str, Any], model: str, served: str, request: ReceivedRequest, server: Server
 ) -> Reply:
     messages = body.get("messages", [])
     system = "".join(_text_of(m.get("content")) for m in messages if m.get("role") in ("system", "developer"))
@@ -91,7 +91,7 @@ async def _openai_chat(
 
 
 async def _openai_responses(
-    body: dict[str, Any], model: str, served: str, request: ReceivedRequest, server: LoopbackServer
+    body: dict[str, Any], model: str, served: str, request: ReceivedRequest, server: Server
 ) -> Reply:
     items = body.get("input", [])
     turns = [

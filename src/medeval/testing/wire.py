@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from medeval.adapters.base import ChatRequest, Message, OutputSchema
 
 if TYPE_CHECKING:
-    from medeval.testing.loopback import LoopbackServer
+    from medeval.testing.prompt_cache import PromptCache
 
 SNAPSHOT = "2026-11-01"
 TARGET_ANSWER = (
@@ -109,7 +109,21 @@ class Prompt(BaseModel):
 
 
 Responder = Callable[[Prompt], Awaitable[str]]
-Handler = Callable[[ReceivedRequest, "LoopbackServer"], Awaitable[Reply]]
+
+
+class Server(Protocol):
+    """What a dialect's handler uses of the loopback server (loopback.LoopbackServer), named here so
+    the server and its dialects do not import each other."""
+
+    responder: Responder
+    fingerprint: str
+    unknown_models: set[str]
+    prompt_cache: PromptCache
+
+    def served_model(self, requested: str) -> str: ...
+
+
+Handler = Callable[[ReceivedRequest, Server], Awaitable[Reply]]
 
 
 @dataclass(frozen=True)
@@ -146,7 +160,7 @@ async def default_responder(prompt: Prompt) -> str:
     Medicare answer otherwise."""
     if prompt.json_schema is None:
         return TARGET_ANSWER
-    from medeval.adapters.fake import FakeJudge
+    from medeval.fakes.provider import FakeJudge
 
     name = judge_schema_name(prompt.json_schema, prompt.schema_name) or "unknown"
     request = ChatRequest(

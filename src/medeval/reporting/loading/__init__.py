@@ -1,0 +1,2 @@
+"""Loading runs for reports: manifests and results through duckdb, and the counselors' baseline.
+Imports records, scenarios and schemas only."""

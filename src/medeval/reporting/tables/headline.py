@@ -1,0 +1,241 @@
+"""The headline: how each target did beside the SHIP counselors, over the study's question groups only.
+
+Per target: the four SHIP categories over the question groups of the study's two scripts (scenarios
+whose `script` is medicare_only or dual_eligible, groups the study scored), each with n and a Wilson
+95% interval; the counselors' published rates (phone, face to face, combined); and the difference in
+percentage points with its Newcombe interval. The same again over the groups with no declared
+deviation from the study, beside the counselors over those same groups. Groups the judges could not
+settle (needs_review) and groups whose judges failed (not_scored) are counted beside, never in, the
+rates.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from medeval.reporting.loading.baseline import (
+    MODE_LABELS,
+    MODES,
+    SHIP_CATEGORIES,
+    group_sort_key,
+    load_baseline,
+)
+from medeval.reporting.loading.run import Corpus
+from medeval.reporting.stats.intervals import Difference, Interval, proportion_difference, wilson
+from medeval.reporting.tables.run_tables import target_order
+
+STUDY_SCRIPTS = ("medicare_only", "dual_eligible")
+HEADLINE_CATEGORIES = ("accurate_complete", "substantive_incomplete", "not_substantive", "incorrect")
+SHORT_LABELS = {
+    "accurate_complete": "A&C",
+    "substantive_incomplete": "SBI",
+    "not_substantive": "NS",
+    "incorrect": "Incorrect",
+}
+
+
+class CounselorRates(BaseModel):
+    mode: str
+    label: str
+    n: int
+    counts: dict[str, int]
+    rates: dict[str, Interval]
+
+
+class TargetHeadline(BaseModel):
+    target: str
+    n: int
+    rates: dict[str, Interval]
+    #: Target minus counselors, A&C, per counselor mode (phone, face_to_face, combined).
+    delta_ac: dict[str, Difference]
+    #: Target minus counselors (combined), per category.
+    delta_combined: dict[str, Difference]
+    needs_review: int
+    not_scored: int
+
+
+class HeadlineBlock(BaseModel):
+    title: str
+    groups: list[str]
+    targets: list[TargetHeadline]
+    counselors: list[CounselorRates]
+
+
+class Headline(BaseModel):
+    study: HeadlineBlock
+    no_deviation: HeadlineBlock
+    judges: list[str]
+    decided_by_people: int
+    #: Groups with a declared deviation from the study (left out of the second block).
+    deviating: list[str]
+
+    def blocks(self) -> list[HeadlineBlock]:
+        """The study block, and the no-deviation block when it differs (some group deviates)."""
+        blocks = [self.study]
+        if self.deviating and self.no_deviation.targets:
+            blocks.append(self.no_deviation)
+        return blocks
+
+    def sentence(self) -> str:
+        groups = self.study.groups
+        if not groups:
+            return (
+                "No question group of the study's two scripts was scored in this run, so there is no "
+                "headline beside the counselors; the tables below cover every group asked."
+            )
+        judges = ", ".join(self.judges) or "none recorded"
+        people = self.decided_by_people
+        deviating = (
+            f"; the second table leaves out {len(self.deviating)} with a declared deviation "
+            f"({', '.join(self.deviating)})"
+            if self.deviating
+            else "; no group answered has a declared deviation from the study, so these are also the rates "
+            "over groups without one"
+        )
+        return (
+            f"Rates over the {len(groups)} question groups of the study's scripts that were scored "
+            f"({', '.join(groups)}){deviating}. Categories were decided by the judges "
+            f"({judges}); {people} group decision{'s' if people != 1 else ''} by people. "
+            "Counselors: the study's published rates over all its scored groups"
+            + (" (first table) and over the same groups (second table)" if self.deviating else "")
+            + ". Wilson 95% intervals; differences in percentage points, Newcombe 95% intervals. Needs "
+            "review and not scored are counted apart, outside n."
+        )
+
+
+PEOPLE = ("consensus", "coder")
+
+
+def decided_by_people(corpus: Corpus, scenarios: list[str]) -> int:
+    """Study groups whose category people decided: the `decided_by` column that
+    reporting/human.apply_reviews adds from reviews.jsonl (absent, so 0, before reviews are applied,
+    as in the terminal summary after a run)."""
+    present = corpus.query(
+        "SELECT count(*) FROM information_schema.columns "
+        "WHERE table_name = 'trial_groups' AND column_name = 'decided_by'"
+    )[0][0]
+    if not present:
+        return 0
+    return int(
+        corpus.query(
+            "SELECT count(*) FROM trial_groups WHERE decided_by IN (SELECT unnest(?::VARCHAR[])) "
+            "AND scenario_id IN (SELECT unnest(?::VARCHAR[]))",
+            [list(PEOPLE), scenarios],
+        )[0][0]
+    )
+
+
+def study_scenarios(corpus: Corpus) -> set[str]:
+    """Scenarios of the study's two scripts; a scenario whose file is gone counts when its groups are
+    the study's (they carry counselor rows)."""
+    baseline_groups = {row.question_group for row in load_baseline()}
+    out = set()
+    for scenario_id, groups in corpus.query(
+        "SELECT scenario_id, list(DISTINCT question_group) FROM trial_groups GROUP BY 1"
+    ):
+        scenario = corpus.scenario(scenario_id)
+        if scenario is not None:
+            if scenario.script in STUDY_SCRIPTS:
+                out.add(scenario_id)
+        elif set(groups) & baseline_groups:
+            out.add(scenario_id)
+    return out
+
+
+def _counselors(groups: set[str] | None) -> list[CounselorRates]:
+    out = []
+    for mode in MODES:
+        totals = dict.fromkeys(SHIP_CATEGORIES, 0)
+        n = 0
+        for row in load_baseline():
+            if row.mode == mode and (groups is None or row.question_group in groups):
+                n += row.n
+                for category in SHIP_CATEGORIES:
+                    totals[category] += row.counts[category]
+        out.append(
+            CounselorRates(
+                mode=mode,
+                label=MODE_LABELS[mode],
+                n=n,
+                counts={c: totals[c] for c in HEADLINE_CATEGORIES},
+                rates={c: wilson(totals[c], n) for c in HEADLINE_CATEGORIES},
+            )
+        )
+    return out
+
+
+def _block(
+    title: str,
+    rows: list[tuple[str, str, str, int]],
+    groups: set[str],
+    targets: list[str],
+    counselors: list[CounselorRates],
+) -> HeadlineBlock:
+    counts: dict[str, dict[str, int]] = {}
+    for target, group, category, count in rows:
+        if group in groups:
+            per = counts.setdefault(target, {})
+            per[category] = per.get(category, 0) + count
+    by_mode = {c.mode: c for c in counselors}
+    out = []
+    for target in targets:
+        if target not in counts:
+            continue
+        per = counts[target]
+        n = sum(per.get(c, 0) for c in SHIP_CATEGORIES)
+        successes = per.get("accurate_complete", 0)
+        delta_ac = {}
+        for mode, human in by_mode.items():
+            delta_ac[mode] = proportion_difference(human.counts["accurate_complete"], human.n, successes, n)
+        combined = by_mode["combined"]
+        delta_combined = {
+            c: proportion_difference(combined.counts[c], combined.n, per.get(c, 0), n)
+            for c in HEADLINE_CATEGORIES
+        }
+        out.append(
+            TargetHeadline(
+                target=target,
+                n=n,
+                rates={c: wilson(per.get(c, 0), n) for c in HEADLINE_CATEGORIES},
+                delta_ac=delta_ac,
+                delta_combined=delta_combined,
+                needs_review=per.get("needs_review", 0),
+                not_scored=per.get("not_scored", 0),
+            )
+        )
+    return HeadlineBlock(
+        title=title, groups=sorted(groups, key=group_sort_key), targets=out, counselors=counselors
+    )
+
+
+def headline(corpus: Corpus) -> Headline:
+    baseline_groups = {row.question_group for row in load_baseline()}
+    scenarios = sorted(study_scenarios(corpus))
+    rows = corpus.query(
+        "SELECT target, question_group, ship_category, count(*) FROM trial_groups "
+        "WHERE scenario_id IN (SELECT unnest(?::VARCHAR[])) AND scored GROUP BY ALL",
+        [scenarios],
+    )
+    typed = [(str(t), str(g), str(c), int(n)) for t, g, c, n in rows]
+    # The groups the study scored that this run scored (a group answered only as needs_review counts).
+    groups = {g for _, g, c, _ in typed if g in baseline_groups and c != "not_applicable"}
+    deviating = {
+        str(row[0])
+        for row in corpus.query(
+            "SELECT DISTINCT question_group FROM trial_groups WHERE len(deviations) > 0 "
+            "AND scenario_id IN (SELECT unnest(?::VARCHAR[]))",
+            [scenarios],
+        )
+    }
+    targets = target_order(corpus)
+    clean = groups - deviating
+    judges = sorted({j for snap in corpus.snapshots for j in snap.judge_panel()})
+    return Headline(
+        study=_block("Study question groups", typed, groups, targets, _counselors(None)),
+        no_deviation=_block(
+            "Study question groups with no declared deviation", typed, clean, targets, _counselors(clean)
+        ),
+        judges=judges,
+        decided_by_people=decided_by_people(corpus, scenarios),
+        deviating=sorted(deviating & groups, key=group_sort_key),
+    )

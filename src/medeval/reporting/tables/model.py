@@ -1,0 +1,48 @@
+"""The computed report: what the Markdown, HTML and chart writers render."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from medeval.reporting.loading.run import RunSnapshot
+from medeval.reporting.stats.consistency import Consistency
+from medeval.reporting.tables.findings import Findings
+from medeval.reporting.tables.headline import Headline
+from medeval.reporting.tables.people import HumanReview
+from medeval.reporting.tables.run_tables import ScenarioRow, ShipRow, TargetRow
+from medeval.reporting.tables.sensitivity import Sensitivity
+
+
+class ReportData(BaseModel):
+    snapshots: list[RunSnapshot]
+    trials: int
+    skipped_lines: int
+    seed: int
+    targets: list[TargetRow]
+    scenarios: list[ScenarioRow]
+    ship: list[ShipRow]
+    distributions: dict[str, dict[str, list[int]]]
+    findings: Findings
+    #: Category rates per variant and paired differences; None without two variants.
+    sensitivity: Sensitivity | None = None
+    #: `medeval verify` errors of the runs reported on (empty when every run is intact).
+    integrity: list[str] = []
+    human: HumanReview
+    #: The targets beside the counselors over the study's question groups (reporting/headline.py).
+    headline: Headline | None = None
+    #: Per target, across epochs (empty with one epoch).
+    consistency: list[Consistency] = []
+
+
+class ReportPaths(BaseModel):
+    directory: Path
+    markdown: Path
+    html: Path
+    trials_csv: Path
+    per_scenario_csv: Path
+    ship_csv: Path
+    charts: list[Path]
+    #: The integrity problems the report warns about (see ReportData.integrity).
+    integrity: list[str] = []
