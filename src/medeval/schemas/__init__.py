@@ -2,7 +2,7 @@
 
 Unknown fields are rejected everywhere (except free objects the specification leaves open:
 `persona`, `variation_knobs`), so a typo in a scenario or a judge that invents a field is caught
-instead of silently ignored."""
+instead of silently ignored. The bottom layer, with errors: imports nothing of medeval but itself."""
 
 from medeval.schemas._base import (
     MATERIAL_SEVERITIES,
