@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import duckdb
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from medeval.errors import UserError
 from medeval.export import TABLES, connect, export_runs, find_runs
@@ -35,25 +35,31 @@ def query_command(
     ] = None,
     limit: Annotated[int, typer.Option(min=1, help="Rows shown at most")] = 200,
 ) -> None:
-    """Run SQL (DuckDB) over runs, e.g. "select target, avg(accurate_complete) from groups group by 1"."""
+    """One read-only SQL query (DuckDB) over runs, e.g. "select target, count(*) from groups group by 1"."""
+    from medeval.export.sandbox import fetch, lock_down, run_query
+
     con = connect(find_runs(run_dirs))
     try:
-        result = con.execute(sql)
-    except duckdb.Error as error:
-        first = str(error).splitlines()[0]
-        raise UserError(
-            f"query failed: {first}; the tables are {', '.join(TABLES)} (see docs/data.md)"
-        ) from None
-    if result.description is None:
-        return
-    table = Table(show_lines=False)
-    for column in result.description:
-        table.add_column(str(column[0]))
-    rows = result.fetchmany(limit)
-    for row in rows:
-        table.add_row(*("" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v) for v in row))
-    console = stdout_console()
-    console.print(table)
-    if result.fetchone() is not None:
-        console.print(f"(first {limit} rows; pass --limit for more)")
-    con.close()
+        lock_down(con, [])
+        relation = run_query(con, sql)
+        if relation is None:
+            return
+        rows, more = fetch(relation, limit)
+        table = Table(show_lines=False)
+        for name in relation.columns:
+            table.add_column(Text(str(name)))
+        for row in rows:
+            table.add_row(*(Text(_cell(v)) for v in row))
+        console = stdout_console()
+        console.print(table, highlight=False, emoji=False, markup=False)
+        if more:
+            console.print(f"(first {limit} rows; pass --limit for more)", highlight=False)
+    finally:
+        con.close()
+
+
+def _cell(value: object) -> str:
+    """A value as data: text verbatim, floats to four significant digits, NULL as empty."""
+    if value is None:
+        return ""
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
