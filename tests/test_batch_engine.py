@@ -242,8 +242,14 @@ def test_a_kill_during_submission_is_named_on_resume_and_the_requests_go_again(t
     run_dir = only_run(tmp_path / "batch")
     begun = batch_events(run_dir, "batch_submitting")
     assert begun and batch_events(run_dir, "batch_submitted") == []
-    with pytest.warns(BatchResubmitWarning, match=r"were being submitted to fake:judge.*paid twice"):
+    interrupted = {c for line in begun for c in line["custom_ids"]}
+    with pytest.warns(
+        BatchResubmitWarning, match=r"were being submitted to fake:judge.*paid twice"
+    ) as caught:
         run_with(config, resume=run_dir)
+    # Every interrupted request is judged again here, so the exact count is all of them.
+    counts = [int(str(w.message).split()[0]) for w in caught if w.category is BatchResubmitWarning]
+    assert sum(counts) == len(interrupted)
     assert judged_trials(run_dir) == judged_trials(direct)
     # The resumed session sent the same requests and the provider answered: nothing is left open.
     assert unanswered_submissions(strict_lines(run_dir / "calls.jsonl")) == {}

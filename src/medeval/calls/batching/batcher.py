@@ -85,6 +85,8 @@ class Batcher:
         self._ready: dict[str, Delivered] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._warned: set[str] = set()
+        #: spec -> custom ids an interrupted submission may have left at the provider (--resume).
+        self._unanswered: dict[str, set[str]] = {}
         #: Batches this session submitted (tests and the summary count them).
         self.submitted: list[str] = []
 
@@ -126,16 +128,29 @@ class Batcher:
             return await future
 
     def warn_unanswered(self, unanswered: dict[str, list[str]]) -> None:
-        """`--resume` after a kill mid-submission: one warning per spec naming what may be paid twice."""
+        """`--resume` after a kill mid-submission: remember which requests may already be at the
+        provider. The warning comes when one of them is actually sent again, with the exact count
+        sent (a request whose trial is already written, or that two interrupted submissions
+        shared, is never counted)."""
         for spec, ids in unanswered.items():
-            warnings.warn(
-                f"{len(ids)} judge request(s) were being submitted to {spec}'s batch API when the run "
-                "stopped, and no answer was recorded; they are sent again, and if the provider had "
-                "already accepted them they are paid twice (check its batch list; the custom ids are "
-                "in calls.jsonl's batch_submitting line)",
-                BatchResubmitWarning,
-                stacklevel=2,
-            )
+            self._unanswered.setdefault(spec, set()).update(ids)
+
+    def _warn_resent(self, spec: str, ids: list[str]) -> None:
+        pending = self._unanswered.get(spec)
+        if not pending:
+            return
+        again = pending.intersection(ids)
+        if not again:
+            return
+        pending.difference_update(again)
+        warnings.warn(
+            f"{len(again)} judge request(s) were being submitted to {spec}'s batch API when the run "
+            "stopped, and no answer was recorded; they are sent again now, and if the provider had "
+            f"already accepted them these {len(again)} are paid twice (check its batch list; the "
+            "custom ids are in calls.jsonl's batch_submitting line)",
+            BatchResubmitWarning,
+            stacklevel=2,
+        )
 
     def attach(self, batches: list[InflightBatch], adapter: Callable[[str], ModelAPI]) -> None:
         """`--resume`: follow the batches a killed session left in flight; a request whose custom
@@ -215,6 +230,7 @@ class Batcher:
     async def _submit(self, spec: str, api: BatchAPI, items: list[BatchItem]) -> str | None:
         ids = [i.custom_id for i in items]
         rng = random.Random(derive_seed(self._seed, spec, ids[0]))
+        self._warn_resent(spec, ids)
         attempt = 0
         while True:
             attempt += 1
