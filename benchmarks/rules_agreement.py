@@ -88,6 +88,21 @@ class Figures:
         return len(caught) / len(wrong) if wrong else 1.0
 
     @property
+    def false_incorrect(self) -> float:
+        """Incorrect where the label is not, as a share of the decided groups: what moves a target's
+        Incorrect rate by formatting rather than error."""
+        decided = self.decided
+        wrong = sum(c.category == "incorrect" and c.label != "incorrect" for c in decided)
+        return wrong / len(decided) if decided else 0.0
+
+    @property
+    def not_substantive_recall(self) -> float:
+        """The share of answers labelled Not Substantive coded so or sent to review."""
+        labelled = [c for c in self.coded if c.label == "not_substantive"]
+        caught = [c for c in labelled if c.category in ("not_substantive", REVIEW)]
+        return len(caught) / len(labelled) if labelled else 1.0
+
+    @property
     def kappa(self) -> float:
         return cohen_kappa([(c.label, c.category) for c in self.decided])
 
@@ -193,6 +208,8 @@ def report(figures: Figures, *, misses: bool, group: str | None) -> str:
         f"Cohen's kappa (decided):     {figures.kappa:.3f}",
         f"review rate:                 {figures.review_rate:.1%}",
         f"Incorrect recall:            {figures.incorrect_recall:.1%} (coded Incorrect or sent to review)",
+        f"false Incorrect:             {figures.false_incorrect:.1%} of decided (Incorrect, label not)",
+        f"Not Substantive recall:      {figures.not_substantive_recall:.1%} (coded NS or sent to review)",
         "",
         "per group (agree/decided, review):",
     ]
