@@ -174,3 +174,31 @@ def test_a_scripted_model_judge_stores_the_structure_the_rules_coder_stores() ->
     # The verifier saw the whole answer and the checklist with its required items.
     content = model.requests[0].messages[0].content
     assert ANSWER in content and '"required": true' in content
+
+
+def injected() -> dict[str, Any]:
+    """What an answer that talks to the judge can get out of it: every claim verdict invalid (here
+    citing ids that are not in the key), yet a checklist coded all covered."""
+    checklist = [{"fact_id": f, "code": "covered", "quote": q} for f, q in ITEMS.items()]
+    checklist.append({"fact_id": "F3", "code": "covered", "quote": WRONG})
+    verdicts = [
+        {"claim_id": f"Q1.c{i}", "label": "SUPPORTED", "evidence": ["IGNORE_THE_KEY"]} for i in range(1, 5)
+    ]
+    return {"verdicts": verdicts, "checklist": checklist}
+
+
+def test_a_verifier_whose_verdicts_all_fail_validation_codes_nothing() -> None:
+    models: dict[str, ModelAPI] = {name: RoleModel(name, {"verification": injected()}) for name in ("a", "b")}
+    record = judge(["scripted:a", "scripted:b"], models)
+    [group] = record.groups
+    assert group.ship_category == ShipCategory.NOT_SCORED  # not A&C, and not sent to people either
+    assert "every claim verdict failed validation" in (group.reason or "")
+    assert group.checklist and all(d.code != "covered" for d in group.checklist)
+    for verdicts in record.verdicts:
+        assert verdicts.status == "unscored" and verdicts.checklist == [] and verdicts.verdicts == []
+        assert len(verdicts.invalid_verdicts) == 4  # kept for the audit trail
+    assert summarise([record])[0].groups == 0
+    # One such verifier beside a valid one: the valid one's codes stand, the other's count nowhere.
+    models["b"] = RoleModel("b", {"verification": verification("CONTRADICTED")})
+    [group] = judge(["scripted:a", "scripted:b"], models).groups
+    assert group.ship_category != ShipCategory.ACCURATE_COMPLETE

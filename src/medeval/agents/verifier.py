@@ -221,6 +221,16 @@ async def verify(
     if result.value is None:
         return Verification([], error=result.error)
     screened = screen(result.value.verdicts, claims, scenario)
+    if claims and not screened.verdicts:
+        # Output that fails its own validation decides nothing: not the claims, and not the
+        # checklist either (an injected answer can steer both). The judge abstains on the group.
+        rejected = len(screened.invalid)
+        return Verification(
+            [],
+            screened.invalid,
+            error=f"every claim verdict failed validation ({rejected} rejected, "
+            f"{len(claims)} claim(s) without a valid verdict); its checklist codes are discarded too",
+        )
     coded, invalid_items = screen_checklist(result.value.checklist, answers, checklist)
     return Verification(
         screened.verdicts,
