@@ -9,6 +9,7 @@ from medeval.records.audit import verify_run
 from medeval.reporting import DEFAULT_HTML_TRIALS
 from medeval.reporting.loading.run import Corpus
 from medeval.reporting.render import charts
+from medeval.reporting.render.corrected import CORRECTED_CSV
 from medeval.reporting.render.html import write_html
 from medeval.reporting.render.markdown import REVIEW_CSV, UNSCORED_CSV, write_markdown
 from medeval.reporting.render.people import (
@@ -20,6 +21,7 @@ from medeval.reporting.render.people import (
     split_rows,
 )
 from medeval.reporting.stats.consistency import consistency
+from medeval.reporting.tables.corrected import corrected, csv_rows
 from medeval.reporting.tables.findings import REVIEW_SQL, UNSCORED_SQL, gather
 from medeval.reporting.tables.headline import headline
 from medeval.reporting.tables.model import ReportData, ReportPaths
@@ -50,6 +52,7 @@ def integrity_problems(run_dirs: list[Path]) -> list[str]:
 def collect(corpus: Corpus, human: HumanReview) -> ReportData:
     # The first run's seed seeds every bootstrap, so a report of the same run never changes.
     seed = next((s.seed for s in corpus.snapshots if s.seed is not None), 0)
+    top = headline(corpus)
     return ReportData(
         snapshots=corpus.snapshots,
         trials=corpus.trial_count(),
@@ -63,7 +66,8 @@ def collect(corpus: Corpus, human: HumanReview) -> ReportData:
         sensitivity=prompt_sensitivity(corpus, seed),
         integrity=integrity_problems([s.directory for s in corpus.snapshots]),
         human=human,
-        headline=headline(corpus),
+        headline=top,
+        corrected=corrected(corpus, top),
         consistency=consistency(corpus),
     )
 
@@ -111,6 +115,8 @@ def build_report(
             write_csv(directory / name, [dict(zip(header, row, strict=True)) for row in rows], header)
         write_csv(paths.per_scenario_csv, [row.csv_row() for row in data.scenarios])
         write_csv(paths.ship_csv, [ship_csv_row(row, data.human) for row in data.ship])
+        if data.corrected is not None and data.corrected.codes:
+            write_csv(directory / CORRECTED_CSV, csv_rows(data.corrected))
         charts.ship_chart(data.ship, paths.charts[0])
         charts.distribution_chart(corpus, paths.charts[1])
         write_markdown(data, paths)

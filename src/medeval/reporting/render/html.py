@@ -21,12 +21,14 @@ from medeval.records.redact import redact
 from medeval.reporting.loading.baseline import SHIP_CATEGORIES, baseline_citation, group_sort_key
 from medeval.reporting.loading.run import Corpus
 from medeval.reporting.render.charts import CATEGORY_COLOURS, CATEGORY_LABELS
+from medeval.reporting.render.corrected import CELLS
 from medeval.reporting.render.drawer import LABELS, drawer_blocks, drawer_entries, embedded_block, fact_source
 from medeval.reporting.render.pairs import PAIRED_NOTE
 from medeval.reporting.render.people import html_section
 from medeval.reporting.stats.intervals import fmt_p
+from medeval.reporting.tables.corrected import PAIR_CATEGORIES
 from medeval.reporting.tables.findings import fact_ref
-from medeval.reporting.tables.headline import HEADLINE_CATEGORIES
+from medeval.reporting.tables.headline import HEADLINE_CATEGORIES, SHORT_LABELS
 from medeval.reporting.tables.model import ReportData, ReportPaths
 from medeval.reporting.tables.questions import TABLE_CATEGORIES, question_rows
 from medeval.reporting.tables.run_tables import POOLED
@@ -288,6 +290,10 @@ def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials:
         human=html_section(data.human),
         headline=data.headline,
         headline_categories=HEADLINE_CATEGORIES,
+        corrected=data.corrected,
+        corrected_cells=CELLS,
+        short_labels=SHORT_LABELS,
+        pair_categories=PAIR_CATEGORIES,
         fmt_p=fmt_p,
         paired_note=PAIRED_NOTE,
     )

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from medeval.records.redact import redact
 from medeval.reporting.loading.baseline import SHIP_CATEGORIES, baseline_citation
 from medeval.reporting.render.charts import CATEGORY_LABELS
+from medeval.reporting.render.corrected import corrected_markdown
 from medeval.reporting.render.headline import headline_markdown
 from medeval.reporting.render.md_cells import capped, cell, ci, num, pct, short, table, with_ci
 from medeval.reporting.render.pairs import consistency_markdown, pairs_markdown
@@ -359,6 +360,7 @@ def render(data: ReportData, paths: ReportPaths) -> str:
         f"{LIST_CAP} rows and say where the rest are.",
         "",
         *(headline_markdown(data.headline) if data.headline else []),
+        *(corrected_markdown(data.corrected) if data.corrected and data.corrected.targets else []),
         *summary_lines(data),
         *ship_lines(data, paths),
         *human_lines(data.human),

@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from medeval.reporting.loading.run import RunSnapshot
 from medeval.reporting.stats.consistency import Consistency
+from medeval.reporting.tables.corrected import Corrected
 from medeval.reporting.tables.findings import Findings
 from medeval.reporting.tables.headline import Headline
 from medeval.reporting.tables.people import HumanReview
@@ -32,6 +33,8 @@ class ReportData(BaseModel):
     human: HumanReview
     #: The targets beside the counselors over the study's question groups (reporting/headline.py).
     headline: Headline | None = None
+    #: The headline's rates corrected for judge error from people's audit codes.
+    corrected: Corrected | None = None
     #: Per target, across epochs (empty with one epoch).
     consistency: list[Consistency] = []
 
