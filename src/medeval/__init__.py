@@ -4,9 +4,6 @@ For research use only: medeval evaluates AI-generated information and does not p
 legal, or insurance advice.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("medeval")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0+unknown"
+# One place for the version: pyproject.toml reads it from here (a constant, not importlib.metadata,
+# which costs a tenth of a second at every start).
+__version__ = "0.1.0"

@@ -9,31 +9,22 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from dotenv import load_dotenv
 from rich.console import Console
 
-from medeval import __version__
-from medeval.cli import engine as engine_cli
-from medeval.cli import settings as target_cli
-from medeval.cli.calibrate import calibrate_command, print_demo_validity
+from medeval.cli.calibrate import calibrate_command
 from medeval.cli.data import export_command, query_command
 from medeval.cli.models import models_command
-from medeval.cli.report import (
-    compare_command,
-    report_after_demo,
-    report_command,
-)
+from medeval.cli.report import compare_command, report_command
 from medeval.cli.review import review_app
-from medeval.cli.summary import print_summary
 from medeval.cli.validate import validate_command
-from medeval.engine.config import DEFAULT_JUDGE, RunConfig, StudyRef
-from medeval.engine.orchestrator import RunInterrupted, run
-from medeval.engine.progress import choose_progress
+from medeval.engine.defaults import DEFAULT_JUDGE
 from medeval.errors import EXIT_INTERRUPTED, UserError
 from medeval.records.redact import redact
 from medeval.reporting.render.terminal import error_line, stdout_console
-from medeval.scenarios.load import bundled_scenarios_dir
-from medeval.study import load_study
+
+# Every command imports what it uses inside its function: the engine, pydantic models, scipy,
+# statsmodels, duckdb and matplotlib load only for the command that needs them, so `--help` and
+# `version` start fast (tests/test_cli_startup.py).
 
 RESEARCH_NOTICE = (
     "For research use only: medeval evaluates AI-generated information and does not provide "
@@ -45,6 +36,8 @@ app = typer.Typer(
     name="medeval",
     help=f"Mystery-shopper evaluations of AI chatbots on Medicare questions. {RESEARCH_NOTICE}",
     no_args_is_help=True,
+    # Plain help: rich-formatted help loads markdown, pygments and tracebacks (a tenth of a second).
+    rich_markup_mode=None,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
@@ -168,6 +161,14 @@ def run_command(
     ] = None,
 ) -> None:
     """Run an evaluation and write an auditable run directory (or --resume one)."""
+    from medeval.cli import engine as engine_cli
+    from medeval.cli import settings as target_cli
+    from medeval.cli.summary import print_summary
+    from medeval.engine.config import RunConfig, StudyRef
+    from medeval.engine.orchestrator import RunInterrupted, run
+    from medeval.engine.progress import choose_progress
+    from medeval.study import load_study
+
     mode = engine_cli.cache_mode(no_cache=no_cache, refresh=refresh)
     if retry_failed and resume is None:
         raise UserError("--retry-failed needs --resume RUN_DIR: it re-runs that run's failed trials")
@@ -261,6 +262,8 @@ def run_command(
 @app.command()
 def verify(run_dir: Annotated[Path, typer.Argument(help="A run directory")]) -> None:
     """Check a run's hash chains, truncation, manifest, prompt and scenario hashes; non-zero on failure."""
+    from medeval.cli import engine as engine_cli
+
     raise typer.Exit(engine_cli.verify_command(run_dir))
 
 
@@ -282,6 +285,9 @@ def rescore(
 ) -> None:
     """Judge a run's stored transcripts again into a new run; makes no target calls."""
     from medeval.calls.batching import BatchSettings
+    from medeval.cli import engine as engine_cli
+    from medeval.cli.summary import print_summary
+    from medeval.engine.progress import choose_progress
     from medeval.engine.rescore import rescore as rescore_run
 
     err.print(RESEARCH_NOTICE, style="dim")
@@ -309,6 +315,13 @@ def demo(
     seed: Annotated[int, typer.Option(help="Run seed")] = 42,
 ) -> None:
     """Run the bundled scenarios against the offline fake targets with the rules judges."""
+    from medeval.cli.calibrate import print_demo_validity
+    from medeval.cli.report import report_after_demo
+    from medeval.cli.summary import print_summary
+    from medeval.engine.config import RunConfig
+    from medeval.engine.orchestrator import run
+    from medeval.scenarios.load import bundled_scenarios_dir
+
     config = RunConfig(
         scenarios=[bundled_scenarios_dir()],
         targets=list(DEMO_TARGETS),
@@ -339,6 +352,8 @@ app.command("validate")(validate_command)
 @app.command()
 def version() -> None:
     """Print the medeval version."""
+    from medeval import __version__
+
     out.print(__version__)
 
 
@@ -348,6 +363,8 @@ def _one_line_warning(message: Warning | str, category: type[Warning], *_: objec
 
 
 def _load_env_file(path: Path) -> None:
+    from dotenv import load_dotenv
+
     try:
         load_dotenv(path, override=False)
     except (OSError, UnicodeDecodeError) as error:

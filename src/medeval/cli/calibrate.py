@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
-from medeval.calibration.render import CATEGORY_HEADER, MATRIX_HEADER, category_rows, matrix_rows
-from medeval.cli.calibration_files import summary_line
-from medeval.engine.calibrate import Calibration
-from medeval.engine.config import DEFAULT_JUDGE
+from medeval.engine.defaults import DEFAULT_JUDGE
 from medeval.reporting.render.terminal import stdout_console
+
+if TYPE_CHECKING:  # statsmodels and scipy load with the calibration, not with the command line
+    from medeval.engine.calibrate import Calibration
 
 out = stdout_console()
 
@@ -75,6 +74,11 @@ def calibrate_command(
 
 
 def print_calibration(cal: Calibration, console: Console) -> None:
+    from rich.table import Table
+
+    from medeval.calibration.render import CATEGORY_HEADER, MATRIX_HEADER, category_rows, matrix_rows
+    from medeval.cli.calibration_files import summary_line
+
     console.print(summary_line(cal), highlight=False, soft_wrap=True)
     v = cal.validity
     matrix = Table(title="Confusion matrix (rows: people; columns: judges)", title_justify="left")
@@ -96,6 +100,7 @@ def print_calibration(cal: Calibration, console: Console) -> None:
 def print_demo_validity(console: Console, seed: int = 42) -> None:
     """The demo's last line: how the offline rules judges agree with people on the shipped set."""
     from medeval.calibration.reference import default_reference, load_reference, load_scenarios
+    from medeval.cli.calibration_files import summary_line
     from medeval.engine.calibrate import calibrate, calibration_config
 
     reference = load_reference(default_reference(), load_scenarios([]))

@@ -6,12 +6,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from medeval.errors import UserError
-from medeval.export import TABLES, connect, export_runs, find_runs
 from medeval.reporting.render.terminal import stdout_console
+
+# The tables' names for the help text; medeval.export (and duckdb) load inside the commands.
+# tests/test_cli_startup.py checks this list against medeval.export.TABLES.
+TABLE_NAMES = ("trials", "groups", "claims", "checklist", "calls")
 
 
 def export_command(
@@ -20,6 +21,8 @@ def export_command(
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for the table files")] = Path("export"),
 ) -> None:
     """Write tidy tables (trials, groups, claims, checklist, calls) as Parquet or CSV files."""
+    from medeval.export import export_runs, find_runs
+
     if fmt not in ("parquet", "csv"):
         raise UserError(f"--format {fmt!r} is not parquet or csv; pass --format parquet or --format csv")
     written = export_runs(find_runs(run_dirs), out_dir, "parquet" if fmt == "parquet" else "csv")
@@ -29,13 +32,17 @@ def export_command(
 
 
 def query_command(
-    sql: Annotated[str, typer.Argument(help=f"SQL over the tables {', '.join(TABLES)}")],
+    sql: Annotated[str, typer.Argument(help=f"SQL over the tables {', '.join(TABLE_NAMES)}")],
     run_dirs: Annotated[
         list[Path] | None, typer.Argument(help="Run directories or folders of runs (default: ./runs)")
     ] = None,
     limit: Annotated[int, typer.Option(min=1, help="Rows shown at most")] = 200,
 ) -> None:
     """One read-only SQL query (DuckDB) over runs, e.g. "select target, count(*) from groups group by 1"."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from medeval.export import connect, find_runs
     from medeval.export.sandbox import fetch, lock_down, run_query
 
     con = connect(find_runs(run_dirs))

@@ -11,8 +11,6 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from medeval.adapters.apikeys import endpoint, key_status
-from medeval.adapters.catalog import catalog
 from medeval.errors import UserError
 from medeval.records.redact import redact_url
 from medeval.reporting.render.terminal import emit, fit, stdout_console
@@ -39,6 +37,9 @@ def _parse_day(value: str | None) -> date:
 
 
 def providers_table() -> Table:
+    from medeval.adapters.apikeys import endpoint, key_status
+    from medeval.adapters.catalog import catalog
+
     table = Table(title="providers", title_justify="left")
     for column in ("provider", "sdk", "key", "endpoint", "from"):
         table.add_column(column)
@@ -60,6 +61,8 @@ def providers_table() -> Table:
 
 
 def lifecycle_table(today: date) -> Table:
+    from medeval.adapters.catalog import catalog
+
     table = Table(title=f"models (lifecycle as of {today})", title_justify="left")
     for column in ("spec", "api id", "status", "deprecated", "retires", "successors"):
         table.add_column(column)
@@ -83,6 +86,8 @@ def lifecycle_table(today: date) -> Table:
 
 
 def families_table() -> Table:
+    from medeval.adapters.catalog import catalog
+
     table = Table(title="capability families", title_justify="left")
     for column in (
         "provider",
@@ -113,6 +118,9 @@ def models_command(
     ] = None,
 ) -> None:
     """List providers (key set or missing, never its value), model aliases, lifecycles and capabilities."""
+    # The catalog loads pydantic models and the adapters' base: only when this command runs.
+    from medeval.adapters.catalog import catalog
+
     today = _parse_day(as_of)
     console = stdout_console()
     emit(

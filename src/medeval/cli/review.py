@@ -14,6 +14,8 @@ out = stdout_console()
 review_app = typer.Typer(
     help="Human coding: export groups for people to code, import their codes into the run.",
     no_args_is_help=True,
+    # Plain help: rich-formatted help loads markdown, pygments and tracebacks (a tenth of a second).
+    rich_markup_mode=None,
 )
 
 

@@ -10,9 +10,6 @@ import typer
 
 from medeval.errors import UserError
 from medeval.reporting.render.terminal import error_line, stdout_console
-from medeval.scenarios.lint import lint_paths
-from medeval.scenarios.load import bundled_scenarios_dir, expand_paths, upgrade_scenario_file
-from medeval.study import study_problems
 
 out = stdout_console()
 
@@ -35,6 +32,10 @@ def validate_command(
     ] = None,
 ) -> None:
     """Check scenario files (or a study file): one line per problem, non-zero exit on any error."""
+    from medeval.scenarios.lint import lint_paths
+    from medeval.scenarios.load import bundled_scenarios_dir, expand_paths
+    from medeval.study import study_problems
+
     if study is not None:
         _, problems = study_problems(study)
         for problem in problems:
@@ -62,6 +63,8 @@ def validate_command(
 
 def _upgrade_file(path: Path, *, in_place: bool) -> Path:
     """Write the canonical form of an old-format file and say where; a canonical file is left alone."""
+    from medeval.scenarios.load import upgrade_scenario_file
+
     written = upgrade_scenario_file(path, in_place=in_place)
     if written is None:
         out.print(f"{path}: already in the specification's shape; left as it is")

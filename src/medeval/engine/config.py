@@ -11,11 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from medeval.adapters.base import ReasoningEffort
 from medeval.calls.batching.settings import BatchSettings
 from medeval.calls.cache import CacheMode
+from medeval.engine.defaults import DEFAULT_JUDGE as DEFAULT_JUDGE
 from medeval.errors import UserError
 from medeval.records.hashing import sha256_text
 from medeval.schemas._base import Identifier
 
-DEFAULT_JUDGE = "rules"
 DEFAULT_MAX_OUTPUT_TOKENS = 1024
 #: How much of the persona the beneficiary tells up front (see `trial.persona_disclosure`).
 PersonaDetail = Literal["script", "location", "full"]
