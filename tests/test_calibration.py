@@ -154,10 +154,13 @@ def test_calibrate_on_the_shipped_set_with_rules(
     first = stdout.splitlines()[0]
     assert first.startswith("judges rules, rules on ship_reference_v1.jsonl (105 answers): agreement ")
     assert "kappa" in first and "95% CI" in first and "Incorrect recall" in first
+    assert "Gwet's AC1 0.85 (95% CI 0.77 to 0.94); PABAK 0.85 (95% CI 0.75 to 0.92)" in stdout
+    assert "Specificity (95% CI)" in stdout and "98.6% (92.7%–99.8%, n=74)" in stdout
     written = json.loads((tmp_path / "cal" / "validity.json").read_text(encoding="utf-8"))
     assert written["validity"]["pairs"] == 105
     assert (tmp_path / "cal" / "answers.csv").read_text(encoding="utf-8").count("\n") == 106
-    assert "Confusion matrix" in (tmp_path / "cal" / "validity.md").read_text(encoding="utf-8")
+    written_md = (tmp_path / "cal" / "validity.md").read_text(encoding="utf-8")
+    assert "Confusion matrix" in written_md and "Gwet's AC1" in written_md and "Specificity" in written_md
 
 
 def test_calibrate_names_a_missing_reference_file(

@@ -187,6 +187,7 @@ def test_imported_codes_decide_their_groups_in_the_report(demo: Path, tmp_path: 
         assert item.item_id not in overrides
     assert "Confusion matrix (rows: people; columns: the judges)" in markdown
     assert "Cohen's kappa" in markdown and "Incorrect recall" in markdown
+    assert "Gwet's AC1" in markdown and "PABAK" in markdown and "Specificity (95% CI)" in markdown
     html = after.html.read_text(encoding="utf-8")
     assert 'id="validity-matrix"' in html and 'id="human-overrides"' in html
 
@@ -283,6 +284,7 @@ def test_two_coders_consensus_split_and_inter_coder_kappa(demo: Path, tmp_path: 
     assert "1 group(s) split the coders with no majority" in markdown
     assert "3 of the people's decisions were made blind" in markdown
     assert "### Agreement between coders" in markdown and "| alice / bob | 4 |" in markdown
+    assert "| Coders | Groups | Agreement (95% CI) | Cohen's kappa | Gwet's AC1 | PABAK |" in markdown
 
 
 def test_precedence_consensus_then_single_coder_then_judges() -> None:

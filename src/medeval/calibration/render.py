@@ -5,11 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from medeval.calibration.validity import JUDGE_COLUMNS, Interval, Validity
+from medeval.calibration.measures import Interval, Kappa
+from medeval.calibration.validity import JUDGE_COLUMNS, CoderAgreement, Validity
 from medeval.review.categories import CATEGORY_SHORT, STUDY_CATEGORIES
 
 MATRIX_HEADER = ("Person \\ Judges", *(CATEGORY_SHORT[j] for j in JUDGE_COLUMNS), "Total")
-CATEGORY_HEADER = ("Category", "People", "Judges", "Recall (95% CI)", "Precision (95% CI)")
+CATEGORY_HEADER = (
+    "Category",
+    "People",
+    "Judges",
+    "Sensitivity (recall, 95% CI)",
+    "Specificity (95% CI)",
+    "Precision (95% CI)",
+)
+CODER_HEADER = ("Coders", "Groups", "Agreement (95% CI)", "Cohen's kappa", "Gwet's AC1", "PABAK")
 
 
 def pct(value: float | None) -> str:
@@ -24,12 +33,32 @@ def rate(interval: Interval) -> str:
     return f"{pct(interval.estimate)} ({pct(interval.low)}–{pct(interval.high)}, n={interval.n})"
 
 
+def coefficient(value: Kappa | None) -> str:
+    return "n/a" if value is None else value.fmt()
+
+
+def coder_rows(coders: Sequence[CoderAgreement]) -> list[list[str]]:
+    return [
+        [
+            f"{c.coder_a} / {c.coder_b}",
+            str(c.items),
+            rate(c.agreement),
+            c.kappa.fmt(),
+            coefficient(c.ac1),
+            coefficient(c.pabak),
+        ]
+        for c in coders
+    ]
+
+
 def headline(v: Validity) -> list[str]:
     incorrect = v.category("incorrect")
     return [
         f"On {v.pairs} group(s) coded by both a person and the judges: the judges decided {v.decided}, "
         f"sent {v.needs_review} to review ({pct(v.review_rate)}) and could not score {v.not_scored}.",
-        f"Agreement on the decided groups: {rate(v.agreement)}; Cohen's kappa {v.kappa.fmt()}.",
+        f"Agreement on the decided groups: {rate(v.agreement)}; Cohen's kappa {v.kappa.fmt()}; "
+        f"Gwet's AC1 {coefficient(v.ac1)}; PABAK {coefficient(v.pabak)} (AC1 and PABAK hold up when one "
+        "category dominates, where kappa falls).",
         f"Incorrect recall (people's Incorrect the judges also called Incorrect, among those they "
         f"decided): {rate(incorrect.recall)}; {v.incorrect_to_review} more of the people's Incorrect went "
         f"to review, so {rate(v.incorrect_caught)} were caught (called Incorrect or sent to a person).",
@@ -45,7 +74,14 @@ def matrix_rows(v: Validity) -> list[list[str]]:
 
 def category_rows(v: Validity) -> list[list[str]]:
     return [
-        [CATEGORY_SHORT[c.category], str(c.human), str(c.judges), rate(c.recall), rate(c.precision)]
+        [
+            CATEGORY_SHORT[c.category],
+            str(c.human),
+            str(c.judges),
+            rate(c.recall),
+            rate(c.specificity) if c.specificity else "n/a",
+            rate(c.precision),
+        ]
         for c in v.per_category
     ]
 

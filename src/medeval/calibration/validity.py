@@ -8,7 +8,11 @@ way wherever it is measured. docs/methodology.md says what each figure means.
   four categories). A group the judges sent to review is not a disagreement: it counts in the review
   rate. A group the judges could not judge counts as not scored.
 - Kappa's 95% interval is the asymptotic one of Fleiss, Cohen and Everitt (1969), via statsmodels.
-- Precision and recall per category, Incorrect first, each with a Wilson interval.
+- Gwet's AC1 and PABAK beside kappa (calibration/chance.py): they do not collapse when one
+  category dominates, as kappa does.
+- Per category, Incorrect first, each with a Wilson interval: the judges' sensitivity (recall of
+  the people's category), specificity (of the groups people put elsewhere, the share the judges
+  put elsewhere too) and precision.
 """
 
 from __future__ import annotations
@@ -21,29 +25,14 @@ from itertools import combinations
 import numpy as np
 from pydantic import BaseModel
 from statsmodels.stats.inter_rater import cohens_kappa
-from statsmodels.stats.proportion import proportion_confint
 
+from medeval.calibration.chance import gwet_ac1, pabak
+from medeval.calibration.measures import Interval, Kappa, wilson
 from medeval.review.categories import STUDY_CATEGORIES
 
 #: Judge outcomes that are not one of the study's categories: shown as their own matrix columns.
 UNDECIDED = ("needs_review", "not_scored")
 JUDGE_COLUMNS = (*STUDY_CATEGORIES, *UNDECIDED)
-
-
-class Interval(BaseModel):
-    """A proportion with its Wilson 95% interval (the same method as the report's other rates)."""
-
-    estimate: float | None
-    low: float | None
-    high: float | None
-    n: int
-
-
-def wilson(successes: int, n: int) -> Interval:
-    if n <= 0:
-        return Interval(estimate=None, low=None, high=None, n=0)
-    low, high = proportion_confint(successes, n, alpha=0.05, method="wilson")
-    return Interval(estimate=successes / n, low=float(low), high=float(high), n=n)
 
 
 class Pair(BaseModel):
@@ -60,22 +49,9 @@ class CategoryScore(BaseModel):
     human: int  # groups people put in this category (among the judge-decided ones)
     judges: int  # groups the judges put in it
     precision: Interval
-    recall: Interval
-
-
-class Kappa(BaseModel):
-    estimate: float | None
-    low: float | None
-    high: float | None
-    n: int
-    note: str = ""
-
-    def fmt(self) -> str:
-        if self.estimate is None:
-            return f"n/a ({self.note})" if self.note else "n/a"
-        if self.low is None or self.high is None:
-            return f"{self.estimate:.2f}"
-        return f"{self.estimate:.2f} (95% CI {self.low:.2f} to {self.high:.2f})"
+    recall: Interval  # the judges' sensitivity for this category
+    #: Of the groups people put in another category, the share the judges did too.
+    specificity: Interval | None = None
 
 
 class Validity(BaseModel):
@@ -85,6 +61,8 @@ class Validity(BaseModel):
     not_scored: int
     agreement: Interval
     kappa: Kappa
+    ac1: Kappa | None = None
+    pabak: Kappa | None = None
     per_category: list[CategoryScore]
     #: matrix[human][judges] = count; rows the four categories, columns the four plus undecided.
     matrix: dict[str, dict[str, int]]
@@ -106,10 +84,15 @@ class Validity(BaseModel):
         incorrect = self.category("incorrect").recall
         return (
             f"agreement {_pct(self.agreement.estimate)} on {self.decided} decided of {self.pairs}; "
-            f"kappa {self.kappa.fmt()}; Incorrect recall {_pct(incorrect.estimate)} of {incorrect.n} "
+            f"kappa {self.kappa.fmt()}; AC1 {_short(self.ac1)}; PABAK {_short(self.pabak)}; "
+            f"Incorrect recall {_pct(incorrect.estimate)} of {incorrect.n} "
             f"decided ({_pct(self.incorrect_caught.estimate)} caught counting review); "
             f"review rate {_pct(self.review_rate)}; not scored {self.not_scored}"
         )
+
+
+def _short(value: Kappa | None) -> str:
+    return "n/a" if value is None or value.estimate is None else f"{value.estimate:.2f}"
 
 
 def _pct(value: float | None) -> str:
@@ -156,6 +139,10 @@ def validity(pairs: Sequence[Pair]) -> Validity:
             judges=judge_counts[c],
             precision=wilson(matrix[c][c], judge_counts[c]),
             recall=wilson(matrix[c][c], human_counts[c]),
+            specificity=wilson(
+                len(decided) - human_counts[c] - judge_counts[c] + matrix[c][c],
+                len(decided) - human_counts[c],
+            ),
         )
         for c in STUDY_CATEGORIES
     ]
@@ -166,6 +153,8 @@ def validity(pairs: Sequence[Pair]) -> Validity:
         not_scored=sum(p.judges not in STUDY_CATEGORIES and p.judges != "needs_review" for p in pairs),
         agreement=wilson(agree, len(decided)),
         kappa=cohen_kappa(decided),
+        ac1=gwet_ac1(table(decided)),
+        pabak=pabak(table(decided)),
         per_category=scores,
         matrix=matrix,
         incorrect_to_review=matrix["incorrect"]["needs_review"],
@@ -176,12 +165,23 @@ def validity(pairs: Sequence[Pair]) -> Validity:
     )
 
 
+def table(pairs: Sequence[tuple[str, str]], categories: Sequence[str] = STUDY_CATEGORIES) -> np.ndarray:
+    """The q x q counts of (first, second) over every category either could use."""
+    index = {c: i for i, c in enumerate(categories)}
+    out = np.zeros((len(categories), len(categories)))
+    for a, b in pairs:
+        out[index[a], index[b]] += 1
+    return out
+
+
 class CoderAgreement(BaseModel):
     coder_a: str
     coder_b: str
     items: int
     agreement: Interval
     kappa: Kappa
+    ac1: Kappa | None = None
+    pabak: Kappa | None = None
 
 
 def inter_coder(codes: Mapping[str, Mapping[str, str]]) -> list[CoderAgreement]:
@@ -198,6 +198,8 @@ def inter_coder(codes: Mapping[str, Mapping[str, str]]) -> list[CoderAgreement]:
                     items=len(shared),
                     agreement=wilson(sum(x == y for x, y in shared), len(shared)),
                     kappa=cohen_kappa(shared),
+                    ac1=gwet_ac1(table(shared)),
+                    pabak=pabak(table(shared)),
                 )
             )
     return out

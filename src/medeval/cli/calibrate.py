@@ -76,11 +76,19 @@ def calibrate_command(
 def print_calibration(cal: Calibration, console: Console) -> None:
     from rich.table import Table
 
-    from medeval.calibration.render import CATEGORY_HEADER, MATRIX_HEADER, category_rows, matrix_rows
+    from medeval.calibration.render import (
+        CATEGORY_HEADER,
+        MATRIX_HEADER,
+        category_rows,
+        headline,
+        matrix_rows,
+    )
     from medeval.cli.calibration_files import summary_line
 
     console.print(summary_line(cal), highlight=False, soft_wrap=True)
     v = cal.validity
+    # Kappa, AC1 and PABAK with their intervals (the summary line has room for estimates only).
+    console.print(headline(v)[1], highlight=False, soft_wrap=True)
     matrix = Table(title="Confusion matrix (rows: people; columns: judges)", title_justify="left")
     for i, name in enumerate(MATRIX_HEADER):
         matrix.add_column(name, justify="left" if i == 0 else "right")

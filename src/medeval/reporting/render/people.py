@@ -9,8 +9,10 @@ from markupsafe import Markup, escape
 
 from medeval.calibration.render import (
     CATEGORY_HEADER,
+    CODER_HEADER,
     MATRIX_HEADER,
     category_rows,
+    coder_rows,
     headline,
     matrix_rows,
     md_table,
@@ -120,13 +122,7 @@ def markdown_lines(human: HumanReview) -> list[str]:
         lines += [items, ""]
     if human.inter_coder:
         lines += ["### Agreement between coders", ""]
-        lines += md_table(
-            ("Coders", "Groups", "Agreement (95% CI)", "Cohen's kappa"),
-            [
-                [f"{c.coder_a} / {c.coder_b}", str(c.items), rate(c.agreement), c.kappa.fmt()]
-                for c in human.inter_coder
-            ],
-        )
+        lines += md_table(CODER_HEADER, coder_rows(human.inter_coder))
     return lines
 
 
@@ -161,14 +157,6 @@ def html_section(human: HumanReview) -> Markup:
             parts.append(f"<p>{escape(items)}</p>")
         if human.inter_coder:
             parts.append("<h3>Agreement between coders</h3>")
-            parts.append(
-                _html_table(
-                    ("Coders", "Groups", "Agreement (95% CI)", "Cohen's kappa"),
-                    [
-                        [f"{c.coder_a} / {c.coder_b}", str(c.items), rate(c.agreement), c.kappa.fmt()]
-                        for c in human.inter_coder
-                    ],
-                )
-            )
+            parts.append(_html_table(CODER_HEADER, coder_rows(human.inter_coder)))
     parts.append("</section>")
     return Markup("".join(parts))

@@ -13,15 +13,8 @@ from collections import Counter
 
 from pydantic import BaseModel, Field
 
-from medeval.calibration.validity import (
-    CoderAgreement,
-    Interval,
-    Pair,
-    Validity,
-    inter_coder,
-    validity,
-    wilson,
-)
+from medeval.calibration.measures import Interval, wilson
+from medeval.calibration.validity import CoderAgreement, Pair, Validity, inter_coder, validity
 from medeval.reporting.loading.baseline import load_baseline
 from medeval.reporting.loading.run import Corpus
 from medeval.reporting.tables.run_tables import POOLED, POOLED_OTHER, ShipRow
