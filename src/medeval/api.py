@@ -24,9 +24,11 @@ from medeval.engine.config import RunConfig
 from medeval.engine.orchestrator import RunResult, execute
 from medeval.engine.progress import QuietProgress
 from medeval.export import TABLES, connect, find_runs
+from medeval.records.integrity import DamagedRunError, check_runs
 from medeval.reporting.compare.runs import Comparison, compare_runs
 from medeval.study import load_study
 
+__all__ = ["DamagedRunError", "Runs", "compare", "load", "run", "run_study"]
 T = TypeVar("T")
 PathLike = str | Path
 
@@ -103,17 +105,21 @@ class Runs:
         self.connection.close()
 
 
-def load(runs: PathLike | Sequence[PathLike] | None = None) -> Runs:
-    """Load run directories (or folders of runs; default ./runs)."""
+def load(runs: PathLike | Sequence[PathLike] | None = None, *, allow_damaged: bool = False) -> Runs:
+    """Load run directories (or folders of runs; default ./runs). A run that fails `medeval verify`
+    raises DamagedRunError, unless `allow_damaged` (then its warning goes to stderr)."""
     if runs is None:
         paths = None
     elif isinstance(runs, str | Path):
         paths = [Path(runs)]
     else:
         paths = [Path(p) for p in runs]
-    return Runs(find_runs(paths))
+    found = find_runs(paths)
+    check_runs(found, allow_damaged=allow_damaged)
+    return Runs(found)
 
 
-def compare(run_a: PathLike, run_b: PathLike) -> Comparison:
-    """Run-to-run comparison, as `medeval compare` computes it."""
+def compare(run_a: PathLike, run_b: PathLike, *, allow_damaged: bool = False) -> Comparison:
+    """Run-to-run comparison, as `medeval compare` computes it (and checks the runs first, as load)."""
+    check_runs([Path(run_a), Path(run_b)], allow_damaged=allow_damaged)
     return compare_runs(Path(run_a), Path(run_b))

@@ -13,19 +13,24 @@ from medeval.reporting.render.terminal import stdout_console
 # The tables' names for the help text; medeval.export (and duckdb) load inside the commands.
 # tests/test_cli_startup.py checks this list against medeval.export.TABLES.
 TABLE_NAMES = ("trials", "groups", "claims", "checklist", "calls")
+DAMAGED_HELP = "Read a run that fails medeval verify (with a warning) instead of refusing it"
 
 
 def export_command(
     run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (or folders of runs)")],
     fmt: Annotated[str, typer.Option("--format", help="parquet or csv")] = "parquet",
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for the table files")] = Path("export"),
+    allow_damaged: Annotated[bool, typer.Option(help=DAMAGED_HELP)] = False,
 ) -> None:
     """Write tidy tables (trials, groups, claims, checklist, calls) as Parquet or CSV files."""
     from medeval.export import export_runs, find_runs
+    from medeval.records.integrity import check_runs
 
     if fmt not in ("parquet", "csv"):
         raise UserError(f"--format {fmt!r} is not parquet or csv; pass --format parquet or --format csv")
-    written = export_runs(find_runs(run_dirs), out_dir, "parquet" if fmt == "parquet" else "csv")
+    runs = find_runs(run_dirs)
+    check_runs(runs, allow_damaged=allow_damaged)
+    written = export_runs(runs, out_dir, "parquet" if fmt == "parquet" else "csv")
     console = stdout_console()
     for path in written:
         console.print(str(path))
@@ -37,15 +42,19 @@ def query_command(
         list[Path] | None, typer.Argument(help="Run directories or folders of runs (default: ./runs)")
     ] = None,
     limit: Annotated[int, typer.Option(min=1, help="Rows shown at most")] = 200,
+    allow_damaged: Annotated[bool, typer.Option(help=DAMAGED_HELP)] = False,
 ) -> None:
     """One read-only SQL query (DuckDB) over runs, e.g. "select target, count(*) from groups group by 1"."""
     from rich.table import Table
     from rich.text import Text
 
     from medeval.export import connect, find_runs
+    from medeval.records.integrity import check_runs
     from medeval.export.sandbox import fetch, lock_down, run_query
 
-    con = connect(find_runs(run_dirs))
+    runs = find_runs(run_dirs)
+    check_runs(runs, allow_damaged=allow_damaged)
+    con = connect(runs)
     try:
         lock_down(con, [])
         relation = run_query(con, sql)

@@ -58,10 +58,15 @@ def compare_command(
         Path | None,
         typer.Option("--out", help="Where compare.md and compare.csv go (default: RUN_B/compare)"),
     ] = None,
+    allow_damaged: Annotated[
+        bool, typer.Option(help="Compare a run that fails medeval verify (with a warning)")
+    ] = False,
 ) -> None:
     """Change per question group between two runs, with 95% CIs; what changed and what is significant."""
+    from medeval.records.integrity import check_runs
     from medeval.reporting.compare.runs import compare_runs, print_comparison, write_comparison
 
+    check_runs([run_a, run_b], allow_damaged=allow_damaged)
     comparison = compare_runs(run_a, run_b)
     print_comparison(comparison, out)
     target = out_dir or run_b / "compare"

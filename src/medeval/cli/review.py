@@ -35,11 +35,16 @@ def export_command(
         Path | None,
         typer.Option("--out", help="The HTML file (or a directory for it); the CSV goes beside it"),
     ] = None,
+    allow_damaged: Annotated[
+        bool, typer.Option(help="Export from a run that fails medeval verify (with a warning)")
+    ] = False,
 ) -> None:
     """Write an offline HTML coding page and a CSV of the groups a person should code."""
+    from medeval.records.integrity import check_runs
     from medeval.review.export import make_export, write_export
     from medeval.review.sample import parse_sample
 
+    check_runs([run_dir], allow_damaged=allow_damaged)
     export = make_export(run_dir, parse_sample(sample), seed, blind=blind)
     paths = write_export(export, out_path or run_dir / "review")
     undecided, audit = export.counts()

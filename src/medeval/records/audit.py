@@ -32,6 +32,7 @@ from medeval.records.storage import (
     RESULTS,
     REVIEWS,
     REVIEWS_CHECKPOINT,
+    SUMMARY,
     parse_line,
     record_hash,
 )
@@ -86,6 +87,18 @@ def check_chain(path: Path, findings: list[Finding]) -> ChainState:
             try:
                 record: Any = parse_line(text)
             except ValueError:  # not JSON, or cut inside a multi-byte character
+                if not text.startswith(b'{"'):
+                    # Every record starts so, and so does any cut-off start of one: this line
+                    # was never a record.
+                    findings.append(
+                        Finding(
+                            severity="error",
+                            file=path.name,
+                            line=number,
+                            message="not a record (a line that no write of the run produced)",
+                        )
+                    )
+                    return state
                 torn = number
                 continue
             if not isinstance(record, dict) or "hash" not in record or "prev_hash" not in record:
@@ -136,20 +149,30 @@ def _torn(path: Path, number: int, *, final: bool) -> Finding:
 
 
 def check_heads(
-    name: str, state: ChainState, recorded: dict[str, Any] | None, findings: list[Finding]
+    name: str,
+    state: ChainState,
+    recorded: dict[str, Any] | None,
+    findings: list[Finding],
+    source: str = CHECKPOINT,
 ) -> None:
-    """The chain must reach at least as far as the checkpoint says it did, through the same head."""
+    """The chain must reach at least as far as `source` (the checkpoint, or summary.json) says it
+    did, through the same head."""
     if not recorded:
-        findings.append(Finding(severity="error", file=CHECKPOINT, message=f"no head recorded for {name}"))
+        findings.append(Finding(severity="error", file=source, message=f"no head recorded for {name}"))
         return
-    count, head = int(recorded.get("records", 0)), str(recorded.get("head", ""))
+    who = "the checkpoint" if source == CHECKPOINT else source
+    try:
+        count, head = int(recorded.get("records", 0)), str(recorded.get("head", ""))
+    except (TypeError, ValueError, AttributeError):
+        findings.append(Finding(severity="error", file=source, message=f"malformed head for {name}"))
+        return
     if state.records < count:
         findings.append(
             Finding(
                 severity="error",
                 file=name,
                 message=(
-                    f"truncated: the checkpoint records {count} records, the file holds {state.records} "
+                    f"truncated: {who} records {count} records, the file holds {state.records} "
                     f"valid ones ({count - state.records} deleted or cut off)"
                 ),
             )
@@ -160,7 +183,7 @@ def check_heads(
                 severity="error",
                 file=name,
                 line=None,
-                message=f"record {count} is not the head the checkpoint recorded (records replaced)",
+                message=f"record {count} is not the head {who} recorded (records replaced)",
             )
         )
 
@@ -232,15 +255,15 @@ def check_source_run(manifest: dict[str, Any], findings: list[Finding]) -> None:
         )
 
 
-def check_reviews(run_dir: Path, findings: list[Finding]) -> int:
+def check_reviews(run_dir: Path, findings: list[Finding]) -> ChainState:
     """People's codes (reviews.jsonl): the same chain checks, against the review chain's own head."""
     path, head_path = run_dir / REVIEWS, run_dir / REVIEWS_CHECKPOINT
     if not path.exists() and not head_path.exists():
-        return 0
+        return ChainState()
     before = len(findings)
     state = check_chain(path, findings)
     if any(f.severity == "error" for f in findings[before:]):
-        return state.records
+        return state
     if not head_path.is_file():
         if state.records:
             findings.append(
@@ -250,13 +273,32 @@ def check_reviews(run_dir: Path, findings: list[Finding]) -> int:
                     message="missing: a deleted last review import cannot be ruled out",
                 )
             )
-        return state.records
+        return state
     recorded = _read_object(head_path)
     if isinstance(recorded, Finding):
         findings.append(recorded)
-        return state.records
+        return state
     check_heads(REVIEWS, state, recorded.get("reviews"), findings)
-    return state.records
+    return state
+
+
+def check_summary(run_dir: Path, states: dict[str, ChainState], findings: list[Finding]) -> None:
+    """summary.json's recorded heads (each chain at the run's end, and the review chain at its
+    last import) must be reached by the files: a deleted reviews.jsonl with its head file shows."""
+    path = run_dir / SUMMARY
+    if not path.is_file():
+        return
+    summary = _read_object(path)
+    if isinstance(summary, Finding):
+        findings.append(summary)
+        return
+    chains = summary.get("chains")
+    if not isinstance(chains, dict):
+        return
+    for name, key in ((RESULTS, "results"), (CALLS, "calls"), (REVIEWS, "reviews")):
+        broken = any(f.severity == "error" and f.file == name for f in findings)
+        if key in chains and not broken:
+            check_heads(name, states[name], chains[key], findings, source=SUMMARY)
 
 
 def _read_object(path: Path) -> dict[str, Any] | Finding:
@@ -314,7 +356,9 @@ def verify_run(run_dir: Path) -> list[Finding]:
             check_heads(CALLS, states[CALLS], checkpoint.get("calls"), findings)
     check_inputs(run_dir, manifest, findings)
     check_source_run(manifest, findings)
-    reviews = check_reviews(run_dir, findings)
+    states[REVIEWS] = check_reviews(run_dir, findings)
+    check_summary(run_dir, states, findings)
+    reviews = states[REVIEWS].records
     if not any(f.severity == "error" for f in findings):
         imports = f", {reviews} review import(s)" if reviews else ""
         findings.append(

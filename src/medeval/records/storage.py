@@ -281,6 +281,13 @@ class RunStore:
         )
 
     def write_summary(self, summary: dict[str, Any]) -> None:
+        # The review chain's head, recorded at each import, outlives a resumed session's summary.
+        try:
+            earlier = (self.read_json(SUMMARY) or {}).get("chains") or {}
+        except (OSError, ValueError):
+            earlier = {}
+        if isinstance(earlier, dict) and "reviews" in earlier:
+            summary = {**summary, "chains": {**summary.get("chains", {}), "reviews": earlier["reviews"]}}
         self._write_json(SUMMARY, summary)
 
     def read_json(self, name: str) -> dict[str, Any] | None:
@@ -291,16 +298,7 @@ class RunStore:
         return value
 
     def _write_json(self, name: str, value: dict[str, Any]) -> None:
-        # Write-then-rename, so a kill leaves the old file or the new one, never half of one.
-        path = self.directory / name
-        tmp = path.with_name(name + ".tmp")
-        try:
-            text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-            tmp.write_text(redact(text), encoding="utf-8")
-            tmp.replace(path)
-        except OSError as error:
-            tmp.unlink(missing_ok=True)  # a full disk leaves no half-written .tmp behind
-            raise StorageError(path, error) from None
+        write_json(self.directory / name, value)
 
     def read_manifest(self) -> dict[str, Any]:
         value: dict[str, Any] = json.loads((self.directory / MANIFEST).read_text(encoding="utf-8"))
@@ -317,3 +315,29 @@ class RunStore:
 
     def call_records(self) -> Iterator[dict[str, Any]]:
         return read_jsonl(self.directory / CALLS)
+
+
+def write_json(path: Path, value: dict[str, Any]) -> None:
+    # Write-then-rename, so a kill leaves the old file or the new one, never half of one.
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        tmp.write_text(redact(text), encoding="utf-8")
+        tmp.replace(path)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)  # a full disk leaves no half-written .tmp behind
+        raise StorageError(path, error) from None
+
+
+def record_reviews_head(directory: Path, head: dict[str, Any]) -> None:
+    """Note the review chain's head in summary.json (made if the run wrote none), so `verify` sees
+    a deleted reviews.jsonl and its head file together. The caller holds the run lock."""
+    path = directory / SUMMARY
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError):
+        summary = {}
+    summary = summary if isinstance(summary, dict) else {}
+    recorded = summary.get("chains")
+    chains: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
+    write_json(path, {"run_id": directory.name, **summary, "chains": {**chains, "reviews": head}})

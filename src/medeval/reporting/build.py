@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from medeval.errors import UserError
-from medeval.records.audit import verify_run
+from medeval.records.integrity import run_problems
 from medeval.reporting import DEFAULT_HTML_TRIALS
 from medeval.reporting.loading.run import Corpus
 from medeval.reporting.render import charts
@@ -42,11 +42,7 @@ REPORT_DIR = "report"
 
 def integrity_problems(run_dirs: list[Path]) -> list[str]:
     """`medeval verify`'s errors for each run, so a damaged run's figures never pass unremarked."""
-    problems: list[str] = []
-    for run_dir in run_dirs:
-        errors = [f for f in verify_run(run_dir) if f.severity == "error"]
-        problems.extend(f"{run_dir.name}: {finding}" for finding in errors)
-    return problems
+    return [f"{run_dir.name}: {problem}" for run_dir in run_dirs for problem in run_problems(run_dir)]
 
 
 def collect(corpus: Corpus, human: HumanReview) -> ReportData:

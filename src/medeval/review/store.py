@@ -21,6 +21,7 @@ from medeval.records.storage import (
     StorageError,
     TornLineWarning,
     read_jsonl,
+    record_reviews_head,
     utc_now,
     without_chain,
 )
@@ -87,4 +88,5 @@ def append_import(run_dir: Path, record: ReviewImport) -> dict[str, object]:
     except OSError as error:
         tmp.unlink(missing_ok=True)
         raise StorageError(path, error) from None
+    record_reviews_head(run_dir, chain.head())
     return stored
