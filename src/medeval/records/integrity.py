@@ -101,6 +101,10 @@ def check_runs(run_dirs: Iterable[Path], *, allow_damaged: bool) -> list[str]:
     """Verify each run before reading it. A damaged one raises DamagedRunError (its line, and the
     way on), unless `allow_damaged`: then each damaged run's line is printed as a warning on
     stderr and returned."""
+    run_dirs = list(run_dirs)
+    for run_dir in run_dirs:
+        if not (run_dir / MANIFEST).is_file():
+            raise UserError(f"{run_dir}: not a run directory (no {MANIFEST}); pass one made by medeval run")
     lines = [damaged_line(d, p) for d in run_dirs if (p := run_problems(d))]
     if lines and not allow_damaged:
         raise DamagedRunError(f"{lines[0]}; {ALLOW_HINT}", lines=[f"{line}; {ALLOW_HINT}" for line in lines])
