@@ -49,8 +49,8 @@ def query_command(
     from rich.text import Text
 
     from medeval.export import connect, find_runs
-    from medeval.records.integrity import check_runs
     from medeval.export.sandbox import fetch, lock_down, run_query
+    from medeval.records.integrity import check_runs
 
     runs = find_runs(run_dirs)
     check_runs(runs, allow_damaged=allow_damaged)
