@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from medeval.agents import adjudicator, rules, scorer
+from medeval.agents.contacts.classify import AnswerText, check_contacts
 from medeval.agents.extractor import RULES, Extraction, extract
 from medeval.agents.scorer import GroupCoding
 from medeval.agents.tiebreak import break_ties
@@ -20,6 +21,7 @@ from medeval.records.hashing import derive_seed
 from medeval.records.storage import utc_now
 from medeval.schemas import (
     Claim,
+    ContactCheck,
     FinalClaim,
     GroupResult,
     GroupRule,
@@ -144,6 +146,7 @@ async def judge_conversation(
     if conversation.error:
         unscored.append(Unscored(item=f"turn {conversation.failed_at}: target", reason=conversation.error))
 
+    contacts = contacts_of(conversation)
     flags = TrialFlags(
         refusal=bool(refused_turns),
         hallucinated_specifics=scorer.hallucinated_specifics(final_claims, claims),
@@ -152,6 +155,7 @@ async def judge_conversation(
         served_model_mismatch=served_mismatch,
         dropped_claims=sum(g.dropped for g in judged),
         target_error=conversation.error,
+        unsafe_contacts=contacts.unsafe,
     )
     scored_groups = [g for g in groups if g.scored]
     if not scored_groups or all(
@@ -182,9 +186,21 @@ async def judge_conversation(
         disagreement_rate=adjudicator.disagreement_rate(final_claims),
         flags=flags,
         unscored=unscored,
+        contacts=contacts,
         status=status,
         started_at=started,
         finished_at=utc_now(),
+    )
+
+
+def contacts_of(conversation: Conversation) -> ContactCheck:
+    """The offline contacts check over every answer of the conversation (persona replies' answers
+    too), with each turn's citations where the transcript has them. It reads text only: no SHIP
+    category depends on it."""
+    return check_contacts(
+        AnswerText(turn.turn_id, turn.text, tuple(getattr(turn, "citations", None) or ()))
+        for turn in conversation.turns
+        if turn.role == "assistant" and turn.text
     )
 
 

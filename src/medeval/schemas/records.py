@@ -16,6 +16,7 @@ from pydantic import Field, model_validator
 from medeval.schemas._base import Span, Strict
 from medeval.schemas.agents import Claim, FinalClaim, ItemStatus, Scores, Verdict
 from medeval.schemas.answer_key import NonAnswer
+from medeval.schemas.contacts import ContactCheck
 
 SCHEMA_VERSION = "2"
 
@@ -150,6 +151,9 @@ class TrialFlags(Strict):
     served_model_mismatch: bool = False
     dropped_claims: int = 0
     target_error: str | None = None
+    #: Safety findings of the contacts check: a wrong number for an official service, or a link to a
+    #: look-alike of an official domain (records written before the check have 0).
+    unsafe_contacts: int = 0
 
 
 class TrialRecord(Strict):
@@ -177,6 +181,8 @@ class TrialRecord(Strict):
     disagreement_rate: float
     flags: TrialFlags
     unscored: list[Unscored] = Field(default_factory=list)
+    #: The offline contacts and links check (agents/contacts); None in records written before it.
+    contacts: ContactCheck | None = None
     status: Literal["scored", "partial", "unscored"]
     started_at: str
     finished_at: str
