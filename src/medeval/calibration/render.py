@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from medeval.calibration.measures import Interval, Kappa
 from medeval.calibration.validity import JUDGE_COLUMNS, CoderAgreement, Validity
+from medeval.records.safe_output import md_text
 from medeval.review.categories import CATEGORY_SHORT, STUDY_CATEGORIES
 
 MATRIX_HEADER = ("Person \\ Judges", *(CATEGORY_SHORT[j] for j in JUDGE_COLUMNS), "Total")
@@ -88,7 +89,7 @@ def category_rows(v: Validity) -> list[list[str]]:
 
 def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+    out += ["| " + " | ".join(md_text(c) for c in row) + " |" for row in rows]
     return [*out, ""]
 
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from medeval.calibration.render import validity_markdown
 from medeval.engine.calibrate import Calibration
 from medeval.errors import UserError
+from medeval.records.safe_output import csv_values
 from medeval.review.categories import CATEGORY_SHORT
 
 
@@ -79,16 +80,18 @@ def write_calibration(cal: Calibration, directory: Path) -> CalibrationPaths:
             )
             for a in cal.answers:
                 writer.writerow(
-                    (
-                        a.id,
-                        a.scenario_id,
-                        a.question_group,
-                        a.style or "",
-                        a.human,
-                        a.judges,
-                        "yes" if a.human == a.judges else "no",
-                        a.reason or "",
-                        a.rationale,
+                    csv_values(
+                        (
+                            a.id,
+                            a.scenario_id,
+                            a.question_group,
+                            a.style or "",
+                            a.human,
+                            a.judges,
+                            "yes" if a.human == a.judges else "no",
+                            a.reason or "",
+                            a.rationale,
+                        )
                     )
                 )
     except OSError as error:

@@ -10,6 +10,7 @@ import duckdb
 
 from medeval.errors import UserError
 from medeval.export.tables import COLUMNS, TABLES, run_tables
+from medeval.records.safe_output import csv_select
 from medeval.records.storage import MANIFEST
 
 Format = Literal["parquet", "csv"]
@@ -70,7 +71,10 @@ def export_runs(run_dirs: list[Path], out: Path, fmt: Format) -> list[Path]:
         path = out / f"{name}.{fmt}"
         option = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
         target = str(path).replace("'", "''")
-        con.execute(f"COPY (SELECT * FROM {name} ORDER BY ALL) TO '{target}' ({option})")
+        rows = f"SELECT * FROM {name} ORDER BY ALL"
+        if fmt == "csv":  # text a spreadsheet would run as a formula is neutralised (records.safe_output)
+            rows = csv_select(rows, [c for c, t in COLUMNS[name].items() if t == "VARCHAR"])
+        con.execute(f"COPY ({rows}) TO '{target}' ({option})")
         written.append(path)
     con.close()
     return written

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from medeval.errors import UserError
 from medeval.records.hashing import canonical_json, sha256_text
+from medeval.records.safe_output import csv_row
 from medeval.records.storage import utc_now
 from medeval.review.categories import CATEGORY_LABELS, ITEM_CODES, STUDY_CATEGORIES
 from medeval.review.items import KeyFact, ReviewItem, build_items, load_run
@@ -176,7 +177,7 @@ def write_export(export: Export, out: Path) -> ExportPaths:
         with paths.csv.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
             writer.writeheader()
-            writer.writerows(csv_rows(export))
+            writer.writerows(csv_row(row) for row in csv_rows(export))
     except OSError as error:
         raise UserError(f"{html.parent}: cannot write the export ({error.strerror}); pass --out") from None
     return paths

@@ -6,6 +6,7 @@ from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from medeval.reporting.render.md_cells import cell as md_cell
 from medeval.reporting.render.terminal import emit, fit
 from medeval.reporting.stats.intervals import Difference, Interval, fmt_points
 from medeval.reporting.tables.headline import HEADLINE_CATEGORIES, SHORT_LABELS, Headline, HeadlineBlock
@@ -80,7 +81,7 @@ def headline_markdown(headline: Headline) -> list[str]:
         lines += [f"**{block.title}** ({len(block.groups)})", ""]
         lines.append("| " + " | ".join(header) + " |")
         lines.append("|" + "---|" * len(header))
-        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+        lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
         lines.append("")
     lines += [headline.sentence(), ""]
     return lines

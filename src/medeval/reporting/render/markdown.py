@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from medeval.records.redact import redact
+from medeval.records.safe_output import md_code, md_text
 from medeval.reporting.loading.baseline import SHIP_CATEGORIES, baseline_citation
 from medeval.reporting.render.charts import CATEGORY_LABELS
 from medeval.reporting.render.corrected import corrected_markdown
 from medeval.reporting.render.headline import headline_markdown
-from medeval.reporting.render.md_cells import capped, cell, ci, num, pct, short, table, with_ci
+from medeval.reporting.render.md_cells import Md, capped, cell, ci, num, pct, short, table, with_ci
 from medeval.reporting.render.pairs import consistency_markdown, pairs_markdown
 from medeval.reporting.render.people import markdown_lines as human_lines
 from medeval.reporting.tables.findings import LIST_CAP, FactRef
@@ -30,16 +31,18 @@ BINS = ("0–0.25", "0.25–0.5", "0.5–0.75", "0.75–<1", "1.0")
 def snapshot_lines(data: ReportData) -> list[str]:
     lines = ["## Snapshot", ""]
     for snap in data.snapshots:
-        lines.append(f"### Run `{snap.run_id}`")
+        lines.append(f"### Run {md_code(snap.run_id)}")
         lines.append("")
         lines.append(
-            f"- Date: {snap.created_at or 'unknown'}; medeval {snap.medeval_version or '?'}; seed {snap.seed}"
+            f"- Date: {md_text(snap.created_at or 'unknown')}; medeval "
+            f"{md_text(snap.medeval_version or '?')}; seed {snap.seed}"
         )
         if snap.git_commit:
-            lines.append(f"- Code commit: `{snap.git_commit[:12]}`")
+            lines.append(f"- Code commit: {md_code(snap.git_commit[:12])}")
         lines.append(
-            f"- Judges: {', '.join(snap.judge_panel()) or '-'}; extractor: {snap.extractor or '-'}; "
-            f"adjudicator: {snap.adjudicator or 'none (ties go to review)'}"
+            f"- Judges: {md_text(', '.join(snap.judge_panel()) or '-')}; extractor: "
+            f"{md_text(snap.extractor or '-')}; "
+            f"adjudicator: {md_text(snap.adjudicator or 'none (ties go to review)')}"
         )
         lines.append("")
         rows = [
@@ -48,12 +51,15 @@ def snapshot_lines(data: ReportData) -> list[str]:
         ]
         lines.extend(table(("Requested model", "Served model(s)"), rows))
         lines.extend(
-            table(("Prompt", "sha256"), [(role, f"`{short(h)}`") for role, h in sorted(snap.prompts.items())])
+            table(
+                ("Prompt", "sha256"),
+                [(role, Md(f"`{short(h)}`")) for role, h in sorted(snap.prompts.items())],
+            )
         )
         lines.extend(
             table(
                 ("Scenario", "Version", "sha256"),
-                [(s.scenario_id, s.version, f"`{short(s.sha256)}`") for s in snap.scenarios],
+                [(s.scenario_id, s.version, Md(f"`{short(s.sha256)}`")) for s in snap.scenarios],
             )
         )
     return lines
@@ -213,17 +219,18 @@ def failure_lines(data: ReportData) -> list[str]:
         lines += ["No claim was judged contradicted.", ""]
     for ex in f.exemplars:
         lines += [
-            f"**{ex.target}**, {ex.scenario_id} / {ex.question_group} "
-            f"(trial `{ex.trial_id}`, severity {ex.severity})",
+            f"**{md_text(ex.target)}**, {md_text(ex.scenario_id)} / {md_text(ex.question_group)} "
+            f"(trial {md_code(ex.trial_id)}, severity {md_text(ex.severity)})",
             "",
-            f"*Question:* {ex.question}",
+            f"*Question:* {md_text(ex.question)}",
             "",
-            f"> {ex.quote}",
+            f"> {md_text(ex.quote)}",
             "",
         ]
         for fact in ex.facts:
             lines.append(
-                f"- Contradicts **{fact.fact_id}**: {fact.text} *Source: {fact.source or 'unknown'}*"
+                f"- Contradicts **{md_text(fact.fact_id)}**: {md_text(fact.text)} "
+                f"*Source: {md_text(fact.source or 'unknown')}*"
             )
         lines.append("")
     return lines
@@ -347,7 +354,7 @@ def integrity_lines(data: ReportData) -> list[str]:
 
 
 def render(data: ReportData, paths: ReportPaths) -> str:
-    runs = ", ".join(f"`{s.run_id}`" for s in data.snapshots)
+    runs = ", ".join(md_code(s.run_id) for s in data.snapshots)
     lines = [
         "# medeval report",
         "",

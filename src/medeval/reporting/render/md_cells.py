@@ -1,16 +1,27 @@
 """Markdown table cells and number formats for report.md: one place decides how a value, a rate and an
-interval print, so every section of the report writes them alike."""
+interval print, so every section of the report writes them alike. A text cell is escaped
+(records.safe_output.md_text), since most come from outside the tool (model names, answers, errors,
+scenario text); Markdown the report writes itself is marked `Md` and passes through."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from medeval.records.safe_output import md_text
 from medeval.reporting.stats.intervals import Interval
 from medeval.reporting.tables.findings import LIST_CAP
 
 
+class Md(str):
+    """Markdown the report wrote itself (a code span around a hash): a cell keeps it as it is."""
+
+
 def cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    if isinstance(text, Md):
+        return text.replace("|", "\\|").replace("\n", " ")
+    if isinstance(text, int | float):
+        return str(text)
+    return md_text(text)
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:

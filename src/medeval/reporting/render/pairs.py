@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from medeval.reporting.render.md_cells import table
 from medeval.reporting.stats.consistency import Consistency
 from medeval.reporting.stats.intervals import Interval, fmt_p, fmt_points
 from medeval.reporting.stats.paired import PairedRate
@@ -11,9 +12,7 @@ from medeval.reporting.tables.findings import PairRow
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
-    return [*lines, ""]
+    return table(header, rows)
 
 
 def _pct(value: float | None) -> str:

@@ -3,7 +3,7 @@ both from the same `HumanReview` (so report.md and report.html say the same)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from markupsafe import Markup, escape
 
@@ -19,6 +19,7 @@ from medeval.calibration.render import (
     rate,
     validity_markdown,
 )
+from medeval.records.safe_output import md_text
 from medeval.reporting.tables.findings import LIST_CAP
 from medeval.reporting.tables.people import HumanReview
 from medeval.review.categories import CATEGORY_SHORT
@@ -30,7 +31,8 @@ HOW_TO = (
 )
 
 
-def intro(human: HumanReview) -> list[str]:
+def intro(human: HumanReview, name: Callable[[str], str] = str) -> list[str]:
+    """The section's opening sentences; `name` escapes coder names for the document's format."""
     if not human.imports:
         return [
             "No person has coded any group of this run yet, so every category in this report is the "
@@ -39,7 +41,8 @@ def intro(human: HumanReview) -> list[str]:
     lines = [
         f"{human.decided_by_people} question group(s) were decided by people "
         f"({human.by_consensus} by consensus of two or more coders), from {human.imports} import(s) by "
-        f"{len(human.coders)} coder(s) ({', '.join(human.coders)}); {human.changed} of them differ from "
+        f"{len(human.coders)} coder(s) ({', '.join(name(c) for c in human.coders)}); {human.changed} of "
+        "them differ from "
         "the judges' category. A group's final category is the people's where they decided it "
         "(precedence: consensus of coders, else the single coder, else the judges), and every table "
         "of this report counts the final category.",
@@ -103,7 +106,7 @@ def split_rows(human: HumanReview) -> list[list[str]]:
 
 def markdown_lines(human: HumanReview) -> list[str]:
     lines = ["## Human coding and judge validity", ""]
-    for text in intro(human):
+    for text in intro(human, md_text):
         lines += [text, ""]
     if human.overrides:
         lines += ["Groups where the people's category replaced the judges':", ""]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from medeval.records.safe_output import csv_row, csv_select
 from medeval.reporting.loading.baseline import (
     MODE_LABELS,
     MODES,
@@ -122,7 +123,7 @@ def write_csv(path: Path, rows: Sequence[dict[str, object]], header: Sequence[st
     with path.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(csv_row(row) for row in rows)
 
 
 # trials.csv ----------------------------------------------------------------------------------------
@@ -139,9 +140,12 @@ def write_trials_csv(corpus: Corpus, path: Path) -> None:
 
 
 def copy_csv(corpus: Corpus, sql: str, path: Path) -> None:
-    """A query's rows straight from duckdb to disk: no Python object per row, however many there are."""
+    """A query's rows straight from duckdb to disk: no Python object per row, however many there are.
+    Text cells a spreadsheet would run as a formula are neutralised (records.safe_output)."""
     target = str(path).replace("'", "''")
-    corpus.con.execute(f"COPY ({sql}) TO '{target}' (HEADER, DELIMITER ',')")
+    columns = corpus.con.execute(f"DESCRIBE ({sql})").fetchall()
+    safe = csv_select(sql, [str(c[0]) for c in columns if str(c[1]) == "VARCHAR"])
+    corpus.con.execute(f"COPY ({safe}) TO '{target}' (HEADER, DELIMITER ',')")
 
 
 # per_scenario.csv ----------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from itertools import combinations
 
 from pydantic import BaseModel
 
+from medeval.records.safe_output import md_code, md_text
 from medeval.reporting.loading.run import Corpus
 from medeval.reporting.stats.intervals import Interval, PairedComparison, paired_comparison, wilson
 from medeval.reporting.tables.run_tables import SCORED_FILTER, target_order
@@ -99,7 +100,7 @@ def _ci(interval: Interval) -> str:
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
+    out += ["| " + " | ".join(md_text(c) for c in row) + " |" for row in rows]
     return [*out, ""]
 
 
@@ -133,7 +134,7 @@ def sensitivity_lines(data: Sensitivity | None) -> list[str]:
     return [
         "## Prompt sensitivity",
         "",
-        f"Variants: {', '.join(f'`{v}`' for v in data.variants)}. The study's four categories per "
+        f"Variants: {', '.join(md_code(v) for v in data.variants)}. The study's four categories per "
         "target and variant over the scored question groups, with 95% Wilson intervals.",
         "",
         *_table(
