@@ -3,6 +3,7 @@ objects from templates/_corrected.html.j2)."""
 
 from __future__ import annotations
 
+from medeval.records.safe_output import md_text
 from medeval.reporting.stats.ppi import CorrectedDifference, CorrectedRate
 from medeval.reporting.tables.corrected import PAIR_CATEGORIES, Corrected
 from medeval.reporting.tables.headline import HEADLINE_CATEGORIES, SHORT_LABELS
@@ -52,7 +53,7 @@ def corrected_markdown(result: Corrected) -> list[str]:
             for c in HEADLINE_CATEGORIES:
                 cells += [judge_cell(t.rates[c]), corrected_cell(t.rates[c])]
             cells.append(difference_cell(t.vs_counselors["accurate_complete"]))
-            lines.append("| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |")
+            lines.append("| " + " | ".join(md_text(x) for x in cells) + " |")
         lines.append("")
         if result.pairs:
             head = ["B − A", *(f"Δ {SHORT_LABELS[c]}, corrected" for c in PAIR_CATEGORIES)]
@@ -62,7 +63,7 @@ def corrected_markdown(result: Corrected) -> list[str]:
                     f"{pair.b} − {pair.a}",
                     *(difference_cell(pair.differences[c]) for c in PAIR_CATEGORIES),
                 ]
-                lines.append("| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |")
+                lines.append("| " + " | ".join(md_text(x) for x in cells) + " |")
             lines.append("")
     for sentence in result.sentences():
         lines += [sentence, ""]
