@@ -14,6 +14,7 @@ from rich.console import Console
 from medeval.cli.calibrate import calibrate_command
 from medeval.cli.data import export_command, query_command
 from medeval.cli.models import models_command
+from medeval.cli.plan import plan_command
 from medeval.cli.report import compare_command, report_command
 from medeval.cli.review import review_app
 from medeval.cli.validate import validate_command
@@ -347,6 +348,7 @@ app.command("query")(query_command)
 
 
 app.command("validate")(validate_command)
+app.command("plan")(plan_command)
 
 
 @app.command()

@@ -43,6 +43,11 @@ def validate_command(
         if problems:
             raise typer.Exit(2)
         out.print(f"{study}: study file valid")
+        from medeval.study.plan import plan_study
+
+        # What the valid study can show, as `medeval plan` prints it.
+        for line in plan_study(study).lines():
+            out.print(line, highlight=False, soft_wrap=True)
         return
     files = expand_paths(paths or [bundled_scenarios_dir()])
     if not files:
