@@ -13,7 +13,8 @@ from rich.console import Console
 
 from medeval.cli import main
 from medeval.reporting.build import build_report
-from medeval.reporting.compare.runs import compare_runs, print_comparison, write_comparison
+from medeval.reporting.compare.runs import compare_runs
+from medeval.reporting.compare.show import print_comparison, write_comparison
 from medeval.schemas import ShipCategory
 
 from .test_report_support import PROMPTS, SCENARIO_ID, make_record, write_run, write_scenario
@@ -248,3 +249,91 @@ def test_report_of_two_single_model_runs_pairs_their_trials(tmp_path: Path) -> N
     paths = build_report([run_a, run_b], tmp_path / "report")
     text = paths.markdown.read_text(encoding="utf-8")
     assert "| fake:accurate | fake:outdated | A&C | 8 | 5 | 100.0% | 0.0% | -100.0 pp (" in text
+
+
+def variant_run(
+    parent: Path, run_id: str, scenarios: list[Path], target: str, *, review: str | None = None
+) -> Path:
+    """Two variants x two epochs of every scenario; in variant "short" the groups answer AC, in
+    "long" INC. `review` leaves that question group in review in every trial."""
+    records = []
+    for variant, category in (("short", AC), ("long", INC)):
+        for epoch in (1, 2):
+            for scenario in scenarios:
+                groups = [t["question_group"] for t in json.loads(scenario.read_text())["scripted_turns"]]
+                record = make_record(
+                    run_id,
+                    len(records) + 1,
+                    target,
+                    dict.fromkeys(groups, category),
+                    scenario_id=scenario.stem,
+                    epoch=epoch,
+                )
+                kept = [
+                    g.model_copy(update={"ship_category": ShipCategory.NEEDS_REVIEW})
+                    if g.question_group == review
+                    else g
+                    for g in record.groups
+                ]
+                records.append(record.model_copy(update={"variant": variant, "groups": kept}))
+    return write_run(parent, run_id, records, scenario_paths=scenarios)
+
+
+def test_two_variants_are_paired_variant_with_variant_and_none_is_dropped(tmp_path: Path) -> None:
+    scenarios = five_scenarios(tmp_path)  # 8 question groups over 5 scenarios
+    run_a = variant_run(tmp_path / "runs", "runA", scenarios, "fake:a")
+    run_b = variant_run(tmp_path / "runs", "runB", scenarios, "fake:a")
+    comparison = compare_runs(run_a, run_b)
+    # 2 variants x 8 groups x 2 epochs = 32 pairs: one variant no longer overwrites the other.
+    (row,) = comparison.pooled
+    assert row.ac.n_pairs == 32 and row.ac.difference == 0
+    assert comparison.variants() == ["long", "short"]
+    per_group = {(c.variant, c.scenario_id, c.question_group) for c in comparison.changes}
+    assert len(per_group) == 16 and comparison.flagged() == []
+    # Each variant compared with itself: short (all AC) against short, never against long (all INC).
+    rates = {c.variant: c.result.a for c in comparison.changes if c.metric == "rate:accurate_complete"}
+    assert rates == {"short": 1.0, "long": 0.0}
+    markdown, csv_path = write_comparison(comparison, tmp_path / "out")
+    assert "| fake:a [long] | s1 | QG1 |" in markdown.read_text(encoding="utf-8")
+    with csv_path.open(encoding="utf-8") as handle:
+        assert {row["variant"] for row in csv.DictReader(handle)} == {"short", "long"}
+
+
+def test_a_group_left_in_review_by_the_other_run_is_not_only_in_one(tmp_path: Path) -> None:
+    scenarios = five_scenarios(tmp_path)
+    run_a = variant_run(tmp_path / "runs", "runA", scenarios, "fake:a")
+    run_b = variant_run(tmp_path / "runs", "runB", scenarios, "fake:a", review="QG9")
+    comparison = compare_runs(run_a, run_b)
+    assert comparison.only_a == [] and comparison.only_b == []
+    assert comparison.presence is not None and comparison.presence.groups_a == []
+    assert "QG9" not in {c.question_group for c in comparison.changes}
+
+
+def test_targets_with_different_names_are_paired_with_pair(tmp_path: Path) -> None:
+    scenarios = five_scenarios(tmp_path)
+    run_a = one_epoch_run(tmp_path / "runs", "runA", scenarios, {"fake:a": AC, "fake:b": AC})
+    run_b = one_epoch_run(tmp_path / "runs", "runB", scenarios, {"fake:c": INC, "fake:d": AC})
+    assert compare_runs(run_a, run_b).pooled == []
+    comparison = compare_runs(run_a, run_b, [("fake:a", "fake:c"), ("fake:b", "fake:d")])
+    pooled = {(p.target_a, p.target_b): p for p in comparison.pooled}
+    assert set(pooled) == {("fake:a", "fake:c"), ("fake:b", "fake:d")}
+    assert pooled[("fake:a", "fake:c")].ac.difference == -1.0
+    assert pooled[("fake:b", "fake:d")].ac.difference == 0
+    assert comparison.presence is not None and comparison.presence.targets_a == []
+
+
+def test_pair_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    scenarios = five_scenarios(tmp_path)
+    run_a = one_epoch_run(tmp_path / "runs", "runA", scenarios, {"fake:a": AC, "fake:b": AC})
+    run_b = one_epoch_run(tmp_path / "runs", "runB", scenarios, {"fake:c": INC, "fake:d": AC})
+    out = tmp_path / "cmp"
+    args = ["compare", str(run_a), str(run_b), "--pair", "fake:a=fake:c", "--out", str(out)]
+    done = subprocess.run([sys.executable, "-m", "medeval", *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "| fake:a | fake:c | A&C |" in (out / "compare.md").read_text(encoding="utf-8")
+    for bad, says in (("fake:a", "is not A=B"), ("fake:x=fake:c", "not a target of run A")):
+        wrong = [sys.executable, "-m", "medeval", "compare", str(run_a), str(run_b), "--pair", bad]
+        refused = subprocess.run(wrong, capture_output=True, text=True)
+        assert refused.returncode == 2 and "Traceback" not in refused.stderr
+        (line,) = refused.stderr.strip().splitlines()
+        assert line.startswith("error: ") and says in line

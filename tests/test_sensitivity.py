@@ -145,3 +145,47 @@ def test_no_sensitivity_section_without_variants(tmp_path: Path) -> None:
     markdown = build_report([result.store.directory]).markdown.read_text(encoding="utf-8")
     assert "Prompt sensitivity" not in markdown
     assert "Prompt sensitivity" not in build_report([result.store.directory]).html.read_text(encoding="utf-8")
+
+
+def test_variants_are_named_in_transcripts_and_drawer_and_the_headline_says_it_pools_them(
+    tmp_path: Path,
+) -> None:
+    from medeval.reporting.render.drawer import drawer_entries
+    from medeval.reporting.tables.headline import headline
+
+    study = SCENARIOS / "ship_medicare_only.json"
+    config = RunConfig(
+        scenarios=[study], targets=["fake:accurate"], out=tmp_path / "runs", variants=[PLAIN, TOLD]
+    )
+    result = run(config)
+    directory = result.store.directory
+    corpus = Corpus([directory])
+    try:
+        head = headline(corpus)
+        rows = drawer_entries(corpus, result.records)["rows"]
+    finally:
+        corpus.close()
+    assert head.variants == ["plain", "told_location"]
+    assert "pool its 2 variants (plain, told_location)" in head.sentence()
+    # Each drawer row has one entry per variant, each naming its variant (the tab reads it).
+    for entries in rows.values():
+        assert sorted(e["variant"] for e in entries) == ["plain", "told_location"]
+    paths = build_report([directory])
+    assert "pool its 2 variants (plain, told_location)" in paths.markdown.read_text(encoding="utf-8")
+    page = paths.html.read_text(encoding="utf-8")
+    assert '(entry.variant ? entry.variant + " · " : "") + "Epoch "' in page
+    index = json.loads(page.split('id="trial-index"')[1].split(">", 1)[1].split("</script>")[0])
+    assert sorted(row[6] for row in index["rows"]) == ["plain", "told_location"]
+
+
+def test_a_run_without_variants_does_not_mention_pooling(tmp_path: Path) -> None:
+    from medeval.reporting.tables.headline import headline
+
+    result = run(
+        RunConfig(scenarios=[SCENARIOS / "ship_medicare_only.json"], targets=["fake:accurate"], out=tmp_path)
+    )
+    corpus = Corpus([result.store.directory])
+    try:
+        assert "pool" not in headline(corpus).sentence()
+    finally:
+        corpus.close()

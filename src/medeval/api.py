@@ -119,7 +119,15 @@ def load(runs: PathLike | Sequence[PathLike] | None = None, *, allow_damaged: bo
     return Runs(found)
 
 
-def compare(run_a: PathLike, run_b: PathLike, *, allow_damaged: bool = False) -> Comparison:
-    """Run-to-run comparison, as `medeval compare` computes it (and checks the runs first, as load)."""
+def compare(
+    run_a: PathLike,
+    run_b: PathLike,
+    pairs: dict[str, str] | None = None,
+    *,
+    allow_damaged: bool = False,
+) -> Comparison:
+    """Run-to-run comparison, as `medeval compare` computes it (and checks the runs first, as load);
+    `pairs` maps a target of A to the target of B it is compared with (`--pair A=B`), by default the
+    same spec in both runs."""
     check_runs([Path(run_a), Path(run_b)], allow_damaged=allow_damaged)
-    return compare_runs(Path(run_a), Path(run_b))
+    return compare_runs(Path(run_a), Path(run_b), list((pairs or {}).items()))

@@ -61,13 +61,22 @@ def compare_command(
     allow_damaged: Annotated[
         bool, typer.Option(help="Compare a run that fails medeval verify (with a warning)")
     ] = False,
+    pair: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pair",
+            help="A_TARGET=B_TARGET: compare this target of A with that one of B (repeatable; "
+            "default: the same spec in both runs)",
+        ),
+    ] = None,
 ) -> None:
     """Change per question group between two runs, with 95% CIs; what changed and what is significant."""
     from medeval.records.integrity import check_runs
-    from medeval.reporting.compare.runs import compare_runs, print_comparison, write_comparison
+    from medeval.reporting.compare.runs import compare_runs, parse_pairs
+    from medeval.reporting.compare.show import print_comparison, write_comparison
 
     check_runs([run_a, run_b], allow_damaged=allow_damaged)
-    comparison = compare_runs(run_a, run_b)
+    comparison = compare_runs(run_a, run_b, parse_pairs(pair))
     print_comparison(comparison, out)
     target = out_dir or run_b / "compare"
     try:

@@ -1,8 +1,9 @@
 """`medeval compare`, pooled: one paired test per target pair across every question group, and what only
 one run has.
 
-Trials are paired across the runs by (scenario, question group, epoch), so two runs of one model
-each compare model with model. The A&C and Incorrect rates are tested with the clustered paired test of
+Trials are paired across the runs by (variant, scenario, question group, epoch), so two runs of one
+model each compare model with model, and each variant of the variation matrix with the same
+variant. The A&C and Incorrect rates are tested with the clustered paired test of
 reporting/paired.py (clusters = scenarios), which can tell an always-right model from an always-wrong
 one where a per-group test on one epoch cannot.
 """
@@ -16,7 +17,9 @@ from medeval.reporting.stats.intervals import fmt_p, fmt_points
 from medeval.reporting.stats.paired import PairedRate, paired_rate
 from medeval.reporting.tables.run_tables import SCORED_FILTER
 
-Outcomes = dict[str, dict[tuple[str, str, str], str]]  # target -> (scenario, group, epoch) -> category
+Item = tuple[str, str, str, str]  # (scenario, variant, question group, epoch)
+Outcomes = dict[str, dict[Item, str]]  # target -> item -> category
+Asked = dict[str, set[tuple[str, str, str]]]  # target -> (scenario, variant, group) asked, decided or not
 
 
 class Pooled(BaseModel):
@@ -53,15 +56,28 @@ class Presence(BaseModel):
 
 def outcomes(corpus: Corpus) -> Outcomes:
     out: Outcomes = {}
-    for target, scenario_id, group, epoch, category in corpus.query(
-        "SELECT target, scenario_id, question_group, epoch, ship_category FROM trial_groups "
+    for target, scenario_id, variant, group, epoch, category in corpus.query(
+        "SELECT target, scenario_id, variant, question_group, epoch, ship_category FROM trial_groups "
         f"WHERE {SCORED_FILTER}"
     ):
-        out.setdefault(str(target), {})[(str(scenario_id), str(group), str(epoch))] = str(category)
+        key = (str(scenario_id), str(variant), str(group), str(epoch))
+        out.setdefault(str(target), {})[key] = str(category)
     return out
 
 
-def _is(items: dict[tuple[str, str, str], str], category: str) -> dict[tuple[str, ...], bool]:
+def asked(corpus: Corpus) -> Asked:
+    """Every group a target was asked and the judges either decided or left for people: a group in
+    review is in the run, so it is never listed as "only in" the other one."""
+    out: Asked = {}
+    for target, scenario_id, variant, group in corpus.query(
+        "SELECT DISTINCT target, scenario_id, variant, question_group FROM trial_groups "
+        f"WHERE ({SCORED_FILTER}) OR ship_category = 'needs_review'"
+    ):
+        out.setdefault(str(target), set()).add((str(scenario_id), str(variant), str(group)))
+    return out
+
+
+def _is(items: dict[Item, str], category: str) -> dict[tuple[str, ...], bool]:
     return {key: value == category for key, value in items.items()}
 
 
@@ -78,13 +94,13 @@ def pooled(a: Outcomes, b: Outcomes, pairs: list[tuple[str, str]]) -> list[Poole
     ]
 
 
-def presence(a: Outcomes, b: Outcomes, pairs: list[tuple[str, str]]) -> Presence:
+def presence(a: Asked, b: Asked, pairs: list[tuple[str, str]]) -> Presence:
     paired_a = {p[0] for p in pairs}
     paired_b = {p[1] for p in pairs}
     scenarios_a = {k[0] for items in a.values() for k in items}
     scenarios_b = {k[0] for items in b.values() for k in items}
-    groups_a = {f"{k[0]}/{k[1]}" for items in a.values() for k in items}
-    groups_b = {f"{k[0]}/{k[1]}" for items in b.values() for k in items}
+    groups_a = {f"{k[0]}/{k[2]}" for items in a.values() for k in items}
+    groups_b = {f"{k[0]}/{k[2]}" for items in b.values() for k in items}
     return Presence(
         targets_a=sorted(set(a) - paired_a),
         targets_b=sorted(set(b) - paired_b),
@@ -109,7 +125,8 @@ def pooled_cells(result: PairedRate) -> tuple[str, str, str, str, str]:
 
 
 POOLED_NOTE = (
-    "Pooled over every question group: items (scenario, question group, epoch) answered in both runs. "
+    "Pooled over every question group (and variant): items (variant, scenario, question group, epoch) "
+    "answered in both runs. "
     "Test: clustered McNemar (Obuchowski), scenarios as clusters; interval: Newcombe's paired score "
     "interval on the design-effect-adjusted n. B − A in percentage points."
 )

@@ -1,6 +1,7 @@
 """`medeval compare RUN_A RUN_B`: what changed between two runs, and whether it is more than noise.
 
-For each target, scenario and question group present in both runs: the change in each SHIP
+For each target, variant, scenario and question group present in both runs (a target of A is paired
+with the same spec in B, or as `--pair A=B` says): the change in each SHIP
 category rate (Newcombe interval, score test) and in each mean score (Welch interval and test).
 The p-values of one comparison are Holm-adjusted together, and a change is flagged when its adjusted
 p-value is below 0.05. Snapshot changes (served model, prompt hash, scenario hash, judges) are listed
@@ -13,35 +14,30 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import BaseModel
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 from statsmodels.stats.multitest import multipletests
 
-from medeval.records.redact import redact
+from medeval.errors import UserError
 from medeval.reporting.compare.pooled import (
+    Asked,
     Pooled,
     Presence,
+    asked,
     pooled,
-    pooled_cells,
-    pooled_markdown,
     presence,
 )
 from medeval.reporting.compare.pooled import outcomes as pooled_outcomes
 from medeval.reporting.loading.baseline import SHIP_CATEGORIES, group_sort_key
 from medeval.reporting.loading.run import Corpus, RunSnapshot
-from medeval.reporting.render.terminal import emit, fit
 from medeval.reporting.stats.intervals import (
     SIGNIFICANCE,
     Difference,
-    fmt_p,
     mean_difference,
     proportion_difference,
 )
-from medeval.reporting.tables.run_tables import SCORED_FILTER, write_csv
+from medeval.reporting.tables.run_tables import SCORED_FILTER
 
 SCORES = ("accuracy", "completeness", "safety_risk", "calibration")
-Key = tuple[str, str, str]  # (target, scenario_id, question_group)
+Key = tuple[str, str, str, str]  # (target, variant, scenario_id, question_group)
 
 
 class Change(BaseModel):
@@ -51,6 +47,8 @@ class Change(BaseModel):
     question_group: str
     metric: str
     result: Difference
+    #: The variation matrix's level ("" in a run without variants); only the same variant is paired.
+    variant: str = ""
     p_adjusted: float | None = None
 
     @property
@@ -62,6 +60,7 @@ class Change(BaseModel):
         return {
             "target_a": self.target_a,
             "target_b": self.target_b,
+            "variant": self.variant,
             "scenario_id": self.scenario_id,
             "question_group": self.question_group,
             "metric": self.metric,
@@ -97,6 +96,9 @@ class Comparison(BaseModel):
     def flagged_groups(self) -> list[tuple[str, str, str]]:
         return sorted({(c.target_b, c.scenario_id, c.question_group) for c in self.flagged()})
 
+    def variants(self) -> list[str]:
+        return sorted({c.variant for c in self.changes if c.variant})
+
 
 def _round(value: float | None, digits: int = 4) -> object:
     return "" if value is None else round(value, digits)
@@ -131,19 +133,30 @@ def snapshot_changes(a: RunSnapshot, b: RunSnapshot, pairs: list[tuple[str, str]
 
 def _outcomes(corpus: Corpus) -> dict[Key, list[tuple[str, list[float | None]]]]:
     rows = corpus.query(
-        "SELECT target, scenario_id, question_group, ship_category, accuracy, completeness, safety_risk, "
-        f"calibration FROM trial_groups WHERE {SCORED_FILTER} ORDER BY trial_id"
+        "SELECT target, variant, scenario_id, question_group, ship_category, accuracy, completeness, "
+        f"safety_risk, calibration FROM trial_groups WHERE {SCORED_FILTER} ORDER BY trial_id"
     )
     out: dict[Key, list[tuple[str, list[float | None]]]] = {}
-    for target, scenario_id, group, category, *scores in rows:
-        out.setdefault((target, scenario_id, group), []).append((category, list(scores)))
+    for target, variant, scenario_id, group, category, *scores in rows:
+        out.setdefault((target, variant, scenario_id, group), []).append((category, list(scores)))
     return out
 
 
-def _target_pairs(a: Iterable[str], b: Iterable[str]) -> list[tuple[str, str]]:
-    """Same spec in both runs; or, with no spec in common and one target in a run, that target against
-    each target of the other run (model-to-model)."""
+def _target_pairs(
+    a: Iterable[str], b: Iterable[str], explicit: list[tuple[str, str]] | None = None
+) -> list[tuple[str, str]]:
+    """The pairs given (`--pair A=B`), else the same spec in both runs; or, with no spec in common and
+    one target in a run, that target against each target of the other run (model-to-model)."""
     targets_a, targets_b = list(dict.fromkeys(a)), list(dict.fromkeys(b))
+    if explicit:
+        for side, name, targets in (("A", 0, targets_a), ("B", 1, targets_b)):
+            missing = [p[name] for p in explicit if p[name] not in targets]
+            if missing:
+                raise UserError(
+                    f"--pair names {missing[0]!r}, which is not a target of run {side} "
+                    f"({', '.join(targets) or 'no target'}); pass --pair A_TARGET=B_TARGET with those"
+                )
+        return list(dict.fromkeys(explicit))
     common = [t for t in targets_a if t in targets_b]
     if common:
         return [(t, t) for t in common]
@@ -154,32 +167,44 @@ def _target_pairs(a: Iterable[str], b: Iterable[str]) -> list[tuple[str, str]]:
     return []
 
 
-def compare_runs(run_a: Path, run_b: Path) -> Comparison:
+def parse_pairs(given: list[str] | None) -> list[tuple[str, str]]:
+    """`--pair A=B` values: a target of run A and the target of run B it is compared with."""
+    pairs = []
+    for value in given or []:
+        target_a, sep, target_b = value.partition("=")
+        if not sep or not target_a.strip() or not target_b.strip():
+            raise UserError(f"--pair {value!r} is not A=B; pass e.g. --pair openai:gpt-5=xai:grok-4.6")
+        pairs.append((target_a.strip(), target_b.strip()))
+    return pairs
+
+
+def compare_runs(run_a: Path, run_b: Path, pairs: list[tuple[str, str]] | None = None) -> Comparison:
     corpus_a, corpus_b = Corpus([run_a]), Corpus([run_b])
     try:
         outcomes_a, outcomes_b = _outcomes(corpus_a), _outcomes(corpus_b)
         items_a, items_b = pooled_outcomes(corpus_a), pooled_outcomes(corpus_b)
+        asked_a, asked_b = asked(corpus_a), asked(corpus_b)
         snap_a, snap_b = corpus_a.snapshots[0], corpus_b.snapshots[0]
     finally:
         corpus_a.close()
         corpus_b.close()
-    pairs = _target_pairs(items_a, items_b)
+    pairs = _target_pairs(asked_a, asked_b, pairs)
     changes: list[Change] = []
     matched_a: set[Key] = set()
     matched_b: set[Key] = set()
     for target_a, target_b in pairs:
         keys = sorted(
-            {(s, g) for t, s, g in outcomes_a if t == target_a}
-            & {(s, g) for t, s, g in outcomes_b if t == target_b},
-            key=lambda k: (k[0], group_sort_key(k[1])),
+            {(v, s, g) for t, v, s, g in outcomes_a if t == target_a}
+            & {(v, s, g) for t, v, s, g in outcomes_b if t == target_b},
+            key=lambda k: (k[1], k[0], group_sort_key(k[2])),
         )
-        for scenario_id, group in keys:
+        for variant, scenario_id, group in keys:
             rows_a, rows_b = (
-                outcomes_a[(target_a, scenario_id, group)],
-                outcomes_b[(target_b, scenario_id, group)],
+                outcomes_a[(target_a, variant, scenario_id, group)],
+                outcomes_b[(target_b, variant, scenario_id, group)],
             )
-            matched_a.add((target_a, scenario_id, group))
-            matched_b.add((target_b, scenario_id, group))
+            matched_a.add((target_a, variant, scenario_id, group))
+            matched_b.add((target_b, variant, scenario_id, group))
             for category in SHIP_CATEGORIES:
                 result = proportion_difference(
                     sum(c == category for c, _ in rows_a),
@@ -195,6 +220,7 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
                         question_group=group,
                         metric=f"rate:{category}",
                         result=result,
+                        variant=variant,
                     )
                 )
             for index, score in enumerate(SCORES):
@@ -212,21 +238,34 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
                         question_group=group,
                         metric=score,
                         result=result,
+                        variant=variant,
                     )
                 )
     _holm(changes)
-    where = presence(items_a, items_b, pairs)
+    where = presence(asked_a, asked_b, pairs)
     return Comparison(
         run_a=snap_a,
         run_b=snap_b,
         snapshot_changes=snapshot_changes(snap_a, snap_b, pairs) + where.lines(),
         changes=changes,
-        only_a=[" / ".join(k) for k in sorted(set(outcomes_a) - matched_a)],
-        only_b=[" / ".join(k) for k in sorted(set(outcomes_b) - matched_b)],
+        only_a=_only(set(outcomes_a) - matched_a, asked_b, pairs),
+        only_b=_only(set(outcomes_b) - matched_b, asked_a, [(b, a) for a, b in pairs]),
         pooled=pooled(items_a, items_b, pairs),
         presence=where,
         same_run=run_a.resolve() == run_b.resolve() or snap_a.run_id == snap_b.run_id,
     )
+
+
+def _only(unmatched: set[Key], other: Asked, pairs: list[tuple[str, str]]) -> list[str]:
+    """Groups one run decided and the other did not, leaving out those the other run asked and left
+    in review: those are in both runs, just not decided in both."""
+    return [
+        " / ".join(x for x in key if x)
+        for key in sorted(unmatched)
+        if not any(
+            (key[2], key[1], key[3]) in other.get(partner, set()) for mine, partner in pairs if mine == key[0]
+        )
+    ]
 
 
 def _holm(changes: list[Change]) -> None:
@@ -236,159 +275,3 @@ def _holm(changes: list[Change]) -> None:
     adjusted = multipletests([c.result.p_value for c in tested], alpha=SIGNIFICANCE, method="holm")[1]
     for change, p_value in zip(tested, adjusted, strict=True):
         change.p_adjusted = float(p_value)
-
-
-def _fmt(value: float | None, metric: str) -> str:
-    if value is None:
-        return "n/a"
-    return f"{100 * value:.1f}%" if metric.startswith("rate:") else f"{value:.2f}"
-
-
-def _fmt_change(change: Change) -> str:
-    r = change.result
-    if r.difference is None:
-        return "n/a"
-    scale, unit = (100, " pp") if change.metric.startswith("rate:") else (1, "")
-    text = f"{scale * r.difference:+.{1 if scale == 100 else 2}f}{unit}"
-    if r.low is not None and r.high is not None:
-        text += (
-            f" [{scale * r.low:.{1 if scale == 100 else 2}f}, {scale * r.high:.{1 if scale == 100 else 2}f}]"
-        )
-    return text
-
-
-SAME_RUN = "A and B are the same run: every difference below is zero by construction."
-
-
-def render_markdown(comparison: Comparison) -> str:
-    a, b = comparison.run_a, comparison.run_b
-    lines = [
-        "# medeval compare",
-        "",
-        f"A = `{a.run_id}` ({a.created_at}); B = `{b.run_id}` ({b.created_at}). Differences are B − A.",
-        "",
-        "## What changed between the snapshots",
-        "",
-    ]
-    if comparison.same_run:
-        lines += [f"- **{SAME_RUN}**"]
-    nothing = "- Nothing: same targets, scenarios, served models, prompts and judges."
-    lines += [f"- **{c}**" for c in comparison.snapshot_changes] or [nothing]
-    lines += ["", *pooled_markdown(comparison.pooled)]
-    flagged = comparison.flagged()
-    lines += [f"## Significant changes per question group ({len(flagged)})", ""]
-    header = "| Target | Scenario | Question group | Metric | A | B | B − A [95% CI] | p (Holm) |"
-    lines += (
-        [header, "|---|---|---|---|---|---|---|---|"]
-        if flagged
-        else ["None at the 0.05 level (Holm-adjusted)."]
-    )
-    lines += [_md_row(c) for c in flagged]
-    lines += ["", "## Every question group in both runs", "", header, "|---|---|---|---|---|---|---|---|"]
-    lines += [
-        _md_row(c)
-        for c in comparison.changes
-        if c.metric in ("rate:accurate_complete", "accuracy", "completeness")
-    ]
-    lines += ["", "All metrics (every SHIP category rate and score) are in `compare.csv`."]
-    if comparison.only_a or comparison.only_b:
-        lines += ["", "## Not in both runs", ""]
-        lines += [f"- only in A: {k}" for k in comparison.only_a] + [
-            f"- only in B: {k}" for k in comparison.only_b
-        ]
-    return "\n".join(lines) + "\n"
-
-
-def _md_row(c: Change) -> str:
-    target = c.target_b if c.target_a == c.target_b else f"{c.target_a} -> {c.target_b}"
-    p_value = fmt_p(c.p_adjusted)
-    mark = " **(significant)**" if c.significant else ""
-    return (
-        f"| {target} | {c.scenario_id} | {c.question_group} | {c.metric} | {_fmt(c.result.a, c.metric)} | "
-        f"{_fmt(c.result.b, c.metric)} | {_fmt_change(c)}{mark} | {p_value} |"
-    )
-
-
-def print_comparison(comparison: Comparison, console: Console) -> None:
-    if comparison.same_run:
-        console.print(Text(SAME_RUN, style="bold yellow"), highlight=False)
-    if comparison.snapshot_changes:
-        console.print("[bold yellow]What changed between the snapshots:[/]")
-        for line in comparison.snapshot_changes:
-            console.print(
-                Text(f"  ! {line}", style="bold yellow"), emoji=False, highlight=False, soft_wrap=True
-            )
-    else:
-        console.print("Snapshots match: same targets, scenarios, served models, prompts and judges.")
-    print_pooled(comparison, console)
-    table = Table(
-        title="Changes B − A per question group (A&C rate, accuracy, completeness)", title_justify="left"
-    )
-    for column in ("target", "scenario", "group", "A&C", "accuracy", "completeness", "flag"):
-        table.add_column(column)
-    by_key: dict[tuple[str, str, str], dict[str, Change]] = {}
-    for change in comparison.changes:
-        by_key.setdefault((change.target_b, change.scenario_id, change.question_group), {})[change.metric] = (
-            change
-        )
-    for (target, scenario_id, group), metrics in by_key.items():
-        flagged = any(c.significant for c in metrics.values())
-        table.add_row(
-            Text(target),
-            Text(scenario_id),
-            Text(group),
-            _fmt_change(metrics["rate:accurate_complete"]),
-            _fmt_change(metrics["accuracy"]),
-            _fmt_change(metrics["completeness"]),
-            Text("SIGNIFICANT", style="bold red") if flagged else "",
-        )
-    emit(console, fit(table, console))
-
-
-def print_pooled(comparison: Comparison, console: Console) -> None:
-    if not comparison.pooled:
-        # Two multi-target runs with no target in common: an empty table would read as "no change".
-        console.print(
-            "Pooled across question groups: no target of A is paired with one of B, so nothing is "
-            "compared (the targets in one run only are listed above).",
-            highlight=False,
-            soft_wrap=True,
-        )
-        return
-    table = Table(title="Pooled across question groups: B − A (clustered by scenario)", title_justify="left")
-    for column in ("target A", "target B", "rate", "pairs", "A", "B", "B − A (95% CI)", "only A / B", "p"):
-        table.add_column(column)
-    for row in comparison.pooled:
-        for label, result in (("A&C", row.ac), ("Incorrect", row.incorrect)):
-            cells = pooled_cells(result)
-            style = "bold red" if result.significant else ""
-            table.add_row(
-                Text(row.target_a),
-                Text(row.target_b),
-                label,
-                str(result.n_pairs),
-                cells[0],
-                cells[1],
-                Text(cells[2], style=style),
-                cells[3],
-                cells[4],
-            )
-    emit(console, fit(table, console))
-
-
-def write_comparison(comparison: Comparison, out: Path) -> tuple[Path, Path]:
-    out.mkdir(parents=True, exist_ok=True)
-    markdown, csv_path = out / "compare.md", out / "compare.csv"
-    markdown.write_text(redact(render_markdown(comparison)), encoding="utf-8")
-    header = list(
-        Change(
-            target_a="",
-            target_b="",
-            scenario_id="",
-            question_group="",
-            metric="",
-            result=proportion_difference(0, 0, 0, 0),
-        ).csv_row()
-    )
-    write_csv(csv_path, [c.csv_row() for c in comparison.changes], header)
-    return markdown, csv_path

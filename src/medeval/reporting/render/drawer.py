@@ -123,6 +123,7 @@ def _entry(record: TrialRecord, group: GroupResult, facts: _Facts) -> dict[str, 
     return {
         "trial": record.trial_id,
         "epoch": record.epoch,
+        "variant": record.variant or "",
         "scenario": record.scenario_id,
         "category": group.ship_category.value,
         "label": LABELS.get(group.ship_category.value, group.ship_category.value),
@@ -147,7 +148,7 @@ def drawer_entries(corpus: Corpus, records: Iterable[TrialRecord]) -> dict[str, 
             )
             out.setdefault(key, []).append(_entry(record, group, facts))
     for entries in out.values():
-        entries.sort(key=lambda e: (e["epoch"], e["scenario"], e["trial"]))
+        entries.sort(key=lambda e: (e["variant"], e["epoch"], e["scenario"], e["trial"]))
     return {"rows": out, "facts": facts.table}
 
 

@@ -193,8 +193,9 @@ def trial_index(trials: list[dict[str, Any]], groups: list[str]) -> Markup:
     """The transcript list as compact JSON: the page draws the rows it shows from it, so a page of
     thousands of trials parses a few bytes per trial at load instead of thousands of elements.
 
-    Each row: [target, scenario, epoch, trial id, [group, category, group, category, ...], review],
-    with targets, scenarios, groups and categories as indexes into the lists beside the rows."""
+    Each row: [target, scenario, epoch, trial id, [group, category, group, category, ...], review,
+    variant ("" without one)], with targets, scenarios, groups and categories as indexes into the
+    lists beside the rows."""
     targets = sorted({t["record"].target.spec for t in trials})
     scenarios = sorted({t["record"].scenario_id for t in trials})
     categories = [c.value for c in ShipCategory]
@@ -212,6 +213,7 @@ def trial_index(trials: list[dict[str, Any]], groups: list[str]) -> Markup:
                 record.trial_id,
                 pairs,
                 int(record.flags.needs_manual_review),
+                record.variant or "",
             ]
         )
     index = {

@@ -68,6 +68,8 @@ class Headline(BaseModel):
     decided_by_people: int
     #: Groups with a declared deviation from the study (left out of the second block).
     deviating: list[str]
+    #: The variation matrix's levels in these groups: each target's rates pool them all.
+    variants: list[str] = []
 
     def blocks(self) -> list[HeadlineBlock]:
         """The study block, and the no-deviation block when it differs (some group deviates)."""
@@ -99,7 +101,15 @@ class Headline(BaseModel):
             "Counselors: the study's published rates over all its scored groups"
             + (" (first table) and over the same groups (second table)" if self.deviating else "")
             + ". Wilson 95% intervals; differences in percentage points, Newcombe 95% intervals. Needs "
-            "review and not scored are counted apart, outside n."
+            "review and not scored are counted apart, outside n." + self.pooling()
+        )
+
+    def pooling(self) -> str:
+        if len(self.variants) < 2:
+            return ""
+        return (
+            f" Each target's rates pool its {len(self.variants)} variants ({', '.join(self.variants)}); "
+            "the variants are compared in the sensitivity section."
         )
 
 
@@ -238,4 +248,12 @@ def headline(corpus: Corpus) -> Headline:
         judges=judges,
         decided_by_people=decided_by_people(corpus, scenarios),
         deviating=sorted(deviating & groups, key=group_sort_key),
+        variants=sorted(
+            str(row[0])
+            for row in corpus.query(
+                "SELECT DISTINCT variant FROM trial_groups WHERE variant <> '' "
+                "AND scenario_id IN (SELECT unnest(?::VARCHAR[]))",
+                [scenarios],
+            )
+        ),
     )
