@@ -75,8 +75,9 @@ def compare_command(
     from medeval.reporting.compare.runs import compare_runs, parse_pairs
     from medeval.reporting.compare.show import print_comparison, write_comparison
 
+    pairs = parse_pairs(pair)
     check_runs([run_a, run_b], allow_damaged=allow_damaged)
-    comparison = compare_runs(run_a, run_b, parse_pairs(pair))
+    comparison = compare_runs(run_a, run_b, pairs)
     print_comparison(comparison, out)
     target = out_dir or run_b / "compare"
     try:
