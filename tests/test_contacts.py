@@ -3,12 +3,18 @@ answer, classified against the shipped registry, deterministic and without netwo
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from medeval.agents.contacts.classify import AnswerText, check_contacts
-from medeval.schemas import ContactCheck, ContactFinding, TrialFlags
+from medeval.engine.config import RunConfig
+from medeval.engine.orchestrator import run
+from medeval.schemas import ContactCheck, ContactFinding, TrialFlags, TrialRecord
+
+from .conftest import SCENARIOS
 
 
 def findings(text: str, citations: tuple[object, ...] = ()) -> list[ContactFinding]:
@@ -172,3 +178,21 @@ def test_the_check_is_deterministic_and_counts_safety_findings() -> None:
 def test_old_records_load_without_the_check() -> None:
     assert TrialFlags.model_validate({"refusal": False}).unsafe_contacts == 0
     assert ContactCheck.model_validate(check_contacts([]).model_dump(mode="json")).findings == []
+
+
+def test_the_engine_records_the_check_in_every_judged_trial(tmp_path: Path) -> None:
+    result = run(
+        RunConfig(scenarios=[SCENARIOS / "ship_dual_eligible.json"], targets=["fake:accurate"], out=tmp_path)
+    )
+    (record,) = result.records
+    assert record.contacts is not None
+    answers = [AnswerText(t.turn_id, t.text) for t in record.conversation if t.role == "assistant" and t.text]
+    assert record.contacts == check_contacts(answers)
+    assert record.flags.unsafe_contacts == 0
+    vanity = [f for f in record.contacts.findings if f.text == "1-800-MEDICARE"]
+    assert vanity and all(f.contact_class == "official_correct" for f in vanity)
+    stored = json.loads(
+        (result.store.directory / "results.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    )
+    stored = {k: v for k, v in stored.items() if k not in ("prev_hash", "hash")}
+    assert TrialRecord.model_validate(stored).contacts == record.contacts

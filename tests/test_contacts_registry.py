@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from typing import Any
 
 import pytest
 
+from medeval.agents.contacts import registry as registry_module
 from medeval.agents.contacts.registry import load_registry, registry_problems, registry_text
+from medeval.cli import main
 
 
 @pytest.fixture
@@ -79,3 +82,19 @@ def test_a_number_listed_twice_is_refused(shipped: dict[str, Any]) -> None:
     broken = copy.deepcopy(shipped)
     broken["services"][1]["numbers"][0]["number"] = broken["services"][0]["numbers"][0]["number"]
     assert any("listed for medicare and ssa" in p for p in registry_problems(broken))
+
+
+def test_validate_checks_the_registry(
+    shipped: dict[str, Any], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "argv", ["medeval", "validate"])
+    main()
+    assert "contacts registry valid" in capsys.readouterr().out
+    broken = copy.deepcopy(shipped)
+    del broken["domains"][0]["source"]
+    monkeypatch.setattr(registry_module, "registry_text", lambda: json.dumps(broken))
+    with pytest.raises(SystemExit) as exit_info:
+        main()
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "contacts registry: domains.0.source" in err and "Traceback" not in err

@@ -61,9 +61,22 @@ def validate_command(
         print(finding.line(), file=sys.stderr, flush=True)
     errors = sum(finding.level == "error" for finding in findings)
     warnings = len(findings) - errors
-    if errors:
+    registry = _registry_problems()
+    for problem in registry:
+        error_line(problem)
+    if errors or registry:
         raise typer.Exit(2)
-    out.print(f"{len(files)} scenario file(s) valid, {warnings} warning(s)")
+    out.print(f"{len(files)} scenario file(s) valid, {warnings} warning(s); contacts registry valid")
+
+
+def _registry_problems() -> list[str]:
+    """The shipped contacts registry checked too: a source and a date on every entry, valid numbers,
+    public suffixes (data/contacts_registry.json)."""
+    import json
+
+    from medeval.agents.contacts.registry import registry_problems, registry_text
+
+    return registry_problems(json.loads(registry_text()))
 
 
 def _upgrade_file(path: Path, *, in_place: bool) -> Path:

@@ -21,6 +21,7 @@ from medeval.reporting.render.people import (
     split_rows,
 )
 from medeval.reporting.stats.consistency import consistency
+from medeval.reporting.tables.contacts import CONTACTS_CSV, CONTACTS_SQL, contact_summary
 from medeval.reporting.tables.corrected import corrected, csv_rows
 from medeval.reporting.tables.findings import REVIEW_SQL, UNSCORED_SQL, gather
 from medeval.reporting.tables.headline import headline
@@ -65,6 +66,7 @@ def collect(corpus: Corpus, human: HumanReview) -> ReportData:
         headline=top,
         corrected=corrected(corpus, top),
         consistency=consistency(corpus),
+        contacts=contact_summary(corpus),
     )
 
 
@@ -104,6 +106,7 @@ def build_report(
         # Every row of the lists report.md caps.
         copy_csv(corpus, UNSCORED_SQL, directory / UNSCORED_CSV)
         copy_csv(corpus, REVIEW_SQL, directory / REVIEW_CSV)
+        copy_csv(corpus, CONTACTS_SQL, directory / CONTACTS_CSV)
         for name, header, rows in (
             (OVERRIDES_CSV, OVERRIDE_HEADER, override_rows(data.human)),
             (SPLITS_CSV, SPLIT_HEADER, split_rows(data.human)),

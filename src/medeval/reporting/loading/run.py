@@ -52,13 +52,19 @@ TRIAL_COLUMNS: dict[str, str] = {
     ),
     "flags": (
         "STRUCT(refusal BOOLEAN, hallucinated_specifics BOOLEAN, needs_manual_review BOOLEAN, "
-        "served_model_mismatch BOOLEAN, dropped_claims BIGINT, target_error VARCHAR)"
+        "served_model_mismatch BOOLEAN, dropped_claims BIGINT, target_error VARCHAR, unsafe_contacts BIGINT)"
     ),
     "final_claims": (
         "STRUCT(claim_id VARCHAR, turn_id VARCHAR, label VARCHAR, evidence VARCHAR[], severity VARCHAR, "
         "unanimous BOOLEAN, votes STRUCT(judge_index BIGINT, label VARCHAR)[])[]"
     ),
     "unscored": "STRUCT(item VARCHAR, reason VARCHAR)[]",
+    # NULL in records written before the contacts check.
+    "contacts": (
+        "STRUCT(registry_as_of VARCHAR, findings STRUCT(turn_id VARCHAR, origin VARCHAR, kind VARCHAR, "
+        "text VARCHAR, normalized VARCHAR, contact_class VARCHAR, safety BOOLEAN, service VARCHAR, "
+        "reason VARCHAR, passage VARCHAR)[])"
+    ),
 }
 # Only the exemplar look-up needs the text; it re-reads the files for a handful of trials.
 TEXT_COLUMNS: dict[str, str] = {

@@ -8,6 +8,7 @@ from medeval.records.redact import redact
 from medeval.records.safe_output import md_code, md_text
 from medeval.reporting.loading.baseline import SHIP_CATEGORIES, baseline_citation
 from medeval.reporting.render.charts import CATEGORY_LABELS
+from medeval.reporting.render.contacts import contact_lines
 from medeval.reporting.render.corrected import corrected_markdown
 from medeval.reporting.render.headline import headline_markdown
 from medeval.reporting.render.md_cells import Md, capped, cell, ci, num, pct, short, table, with_ci
@@ -214,6 +215,7 @@ def failure_lines(data: ReportData) -> list[str]:
     lines += fact_count_table("Times missed", f.missed_points)
     lines += ["### Most-contradicted facts", ""]
     lines += fact_count_table("Times contradicted", f.contradicted_facts)
+    lines += contact_lines(data.contacts)
     lines += ["## Exemplary incorrect responses", ""]
     if not f.exemplars:
         lines += ["No claim was judged contradicted.", ""]
@@ -363,6 +365,7 @@ def render(data: ReportData, paths: ReportPaths) -> str:
         *integrity_lines(data),
         f"{data.trials} trials from run(s) {runs}. "
         "Files: `trials.csv`, `per_scenario.csv`, `ship_table.csv`, `unscored.csv`, `review_trials.csv`, "
+        "`contacts.csv`, "
         "`report.html` (transcripts with the evidence in place). Long lists here show their first "
         f"{LIST_CAP} rows and say where the rest are.",
         "",

@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from medeval.reporting.loading.run import RunSnapshot
 from medeval.reporting.stats.consistency import Consistency
+from medeval.reporting.tables.contacts import ContactSummary
 from medeval.reporting.tables.corrected import Corrected
 from medeval.reporting.tables.findings import Findings
 from medeval.reporting.tables.headline import Headline
@@ -37,6 +38,8 @@ class ReportData(BaseModel):
     corrected: Corrected | None = None
     #: Per target, across epochs (empty with one epoch).
     consistency: list[Consistency] = []
+    #: Contacts and links in the answers (None when no trial carries the check).
+    contacts: ContactSummary | None = None
 
 
 class ReportPaths(BaseModel):
