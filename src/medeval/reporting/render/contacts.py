@@ -4,6 +4,7 @@ plan-specific contacts the registry cannot check."""
 
 from __future__ import annotations
 
+from medeval.records.safe_output import md_code
 from medeval.reporting.render.md_cells import cell, table, with_ci
 from medeval.reporting.tables.contacts import CONTACTS_CSV, ContactPassage, ContactSummary
 
@@ -19,10 +20,10 @@ CLASS_LABELS = {
 def _passage_lines(items: list[ContactPassage], total: int) -> list[str]:
     lines: list[str] = []
     for item in items:
-        where = "a citation" if item.origin == "citation" else f"turn {item.turn_id}"
+        where = "a citation" if item.origin == "citation" else f"turn {cell(item.turn_id)}"
         lines += [
-            f"- **{cell(item.target)}**, {item.scenario_id}, {where} (trial `{item.trial_id}`): "
-            f"{item.kind} `{cell(item.text)}`, {CLASS_LABELS.get(item.contact_class, item.contact_class)}: "
+            f"- **{cell(item.target)}**, {cell(item.scenario_id)}, {where} (trial {md_code(item.trial_id)}): "
+            f"{item.kind} {md_code(item.text)}, {CLASS_LABELS.get(item.contact_class, item.contact_class)}: "
             f"{cell(item.reason)}",
             f"  > {cell(item.passage)}",
         ]
