@@ -198,18 +198,25 @@ _SENTENCE_END = re.compile(r"[.!?]+(?=[\"')\]]*(?:\s|$))")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 
 
+#: How far back a period looks for the word it ends. Every abbreviation is far shorter; the bound
+#: keeps splitting linear in the answer's length (an unbounded look-back searched the whole line
+#: before each period: a 60,000-character answer took seconds).
+_LOOK_BACK = 64
+_NEXT_CHAR = re.compile(r"\s*(\S?)")
+
+
 def _ends_sentence(text: str, match: re.Match[str]) -> bool:
     if match.group() != ".":
         return True
-    word = _WORD_BEFORE.search(text, 0, match.start())
+    word = _WORD_BEFORE.search(text, max(0, match.start() - _LOOK_BACK), match.start())
     if word is None:
         return True
     token = word.group(1).lower().rstrip(".")
     if token in _ABBREVIATIONS:
         return False
     # "No. 2" is a number; a lone capital is an initial ("Dr. J. Smith").
-    after = text[match.end() :].lstrip()
-    if token == "no" and after[:1].isdigit():
+    after = _NEXT_CHAR.match(text, match.end())
+    if token == "no" and after is not None and after.group(1).isdigit():
         return False
     return not (len(token) == 1 and word.group(1).isupper())
 
