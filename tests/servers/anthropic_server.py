@@ -13,6 +13,7 @@ from typing import Any
 
 from medeval.adapters.base import Message
 from medeval.testing.loopback import Dialect, LoopbackServer, Prompt, ReceivedRequest, Reply, tokens
+from medeval.testing.wire import SEARCH_SOURCE
 from tests.servers.batches import Answer, Batch, BatchBook, ItemOutcome
 
 SAMPLING_FIELDS = ("temperature", "top_p", "top_k")
@@ -75,13 +76,54 @@ async def _message(request: ReceivedRequest, server: LoopbackServer) -> Reply:
     )
     text = await server.responder(prompt)
     read, written, total = server.prompt_cache.explicit(_cache_parts(body))
+    content: list[dict[str, Any]] = [{"type": "text", "text": text, "citations": None}]
+    searched = any(
+        isinstance(t, dict) and t.get("type") == "web_search_20250305" for t in body.get("tools") or []
+    )
+    if searched:
+        # The server tool's call and result blocks, then the answer citing a result (documented shape).
+        content = [
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_1",
+                "name": "web_search",
+                "input": {"query": "medicare"},
+            },
+            {
+                "type": "web_search_tool_result",
+                "tool_use_id": "srvtoolu_1",
+                "content": [
+                    {
+                        "type": "web_search_result",
+                        "url": SEARCH_SOURCE[0],
+                        "title": SEARCH_SOURCE[1],
+                        "encrypted_content": "enc",
+                        "page_age": None,
+                    }
+                ],
+            },
+            {"type": "text", "text": "Here is what I found. ", "citations": None},
+            {
+                "type": "text",
+                "text": text,
+                "citations": [
+                    {
+                        "type": "web_search_result_location",
+                        "url": SEARCH_SOURCE[0],
+                        "title": SEARCH_SOURCE[1],
+                        "cited_text": "You can sign up for Medicare",
+                        "encrypted_index": "idx",
+                    }
+                ],
+            },
+        ]
     return Reply(
         body={
             "id": f"msg_loopback_{request.index:06d}",
             "type": "message",
             "role": "assistant",
             "model": server.served_model(model),
-            "content": [{"type": "text", "text": text, "citations": None}],
+            "content": content,
             "stop_reason": "end_turn",
             "stop_sequence": None,
             "usage": {

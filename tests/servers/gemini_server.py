@@ -17,6 +17,7 @@ from typing import Any
 from medeval.adapters.base import Message
 from medeval.testing.loopback import Dialect, LoopbackServer, Prompt, ReceivedRequest, Reply, tokens
 from medeval.testing.prompt_cache import prompt_parts
+from medeval.testing.wire import SEARCH_SOURCE
 from tests.servers.batches import Answer, Batch, BatchBook, ItemOutcome
 
 ROUTE = re.compile(r"^/(v1|v1beta)/models/([^/:]+):generateContent$")
@@ -76,11 +77,28 @@ async def _generate(request: ReceivedRequest, server: LoopbackServer) -> Reply:
     text = await server.responder(prompt)
     prompt_tokens = tokens(system + "".join(m.content for m in prompt.messages))
     cached = min(prompt_tokens, server.prompt_cache.implicit(prompt_parts(system, prompt.messages)))
+    candidate: dict[str, Any] = {
+        "content": {"role": "model", "parts": [{"text": text}]},
+        "finishReason": "STOP",
+        "index": 0,
+    }
+    if any(isinstance(t, dict) and "googleSearch" in t for t in body.get("tools") or []):
+        # Grounding with Google Search: sources as chunks, supports tying a segment (UTF-8 byte
+        # offsets, and its text) to them (documented shape).
+        first = text.split(".")[0]
+        candidate["groundingMetadata"] = {
+            "webSearchQueries": ["medicare enrollment"],
+            "groundingChunks": [{"web": {"uri": SEARCH_SOURCE[0], "title": SEARCH_SOURCE[1]}}],
+            "groundingSupports": [
+                {
+                    "segment": {"startIndex": 0, "endIndex": len(first.encode("utf-8")), "text": first},
+                    "groundingChunkIndices": [0],
+                }
+            ],
+        }
     return Reply(
         body={
-            "candidates": [
-                {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}
-            ],
+            "candidates": [candidate],
             "usageMetadata": {
                 "promptTokenCount": prompt_tokens,
                 "candidatesTokenCount": tokens(text),

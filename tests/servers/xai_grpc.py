@@ -24,6 +24,7 @@ from xai_sdk.proto import batch_pb2, batch_pb2_grpc, chat_pb2, chat_pb2_grpc, sa
 from medeval.adapters.base import Message
 from medeval.testing.loopback import REDACTED, SNAPSHOT, Prompt, default_responder, tokens
 from medeval.testing.prompt_cache import PromptCache, prompt_parts
+from medeval.testing.wire import SEARCH_SOURCE
 from tests.servers.batches import Batch, BatchBook
 
 
@@ -94,15 +95,29 @@ async def acomplete(request: Any, response_id: str, server: XAIServer | None = N
     if server is not None:  # a direct call reads the server's prompt cache; a thread per call
         with server._lock:
             cached = min(prompt_tokens, server.prompt_cache.implicit(prompt_parts(system, messages)))
+    searched = any(tool.HasField("web_search") for tool in request.tools)
+    inline = (
+        [
+            chat_pb2.InlineCitation(
+                id="1", start_index=0, end_index=len(text), web_citation={"url": SEARCH_SOURCE[0]}
+            )
+        ]
+        if searched and chat_pb2.IncludeOption.Value("INCLUDE_OPTION_INLINE_CITATIONS") in request.include
+        else []
+    )
     return chat_pb2.GetChatCompletionResponse(
         id=response_id,
         model=f"{request.model}-{SNAPSHOT}",
         system_fingerprint=f"fp_xai_{SNAPSHOT}",
+        # With the search tool: every source in `citations`, and where asked, inline citations.
+        citations=[SEARCH_SOURCE[0], "https://www.ssa.gov/medicare/"] if searched else [],
         outputs=[
             chat_pb2.CompletionOutput(
                 finish_reason=sample_pb2.REASON_STOP,
                 index=0,
-                message=chat_pb2.CompletionMessage(content=text, role=chat_pb2.ROLE_ASSISTANT),
+                message=chat_pb2.CompletionMessage(
+                    content=text, role=chat_pb2.ROLE_ASSISTANT, citations=inline
+                ),
             )
         ],
         usage=usage_pb2.SamplingUsage(

@@ -27,6 +27,7 @@ from medeval.adapters.catalog import (
     CatalogModel,
     filter_sampling,
 )
+from medeval.adapters.citations import ANTHROPIC_TOOL, anthropic_citations
 from medeval.adapters.ratelimits import rate_limits
 from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
 from medeval.adapters.transport import connection_failure, sdk_http_client
@@ -38,6 +39,7 @@ DEFAULT_MAX_TOKENS = 1024
 
 class AnthropicAdapter(CatalogModel, BatchAPI):
     provider = "anthropic"
+    web_search = True
     key_variables = ("ANTHROPIC_API_KEY",)
 
     def __init__(
@@ -96,6 +98,9 @@ class AnthropicAdapter(CatalogModel, BatchAPI):
             body["system"] = request.system
         if request.stable_prefix is not None:
             sent["cache_control"] = mark_breakpoints(body, request)
+        if request.web_search:
+            body["tools"] = [ANTHROPIC_TOOL]
+            sent["web_search"] = ANTHROPIC_TOOL["type"]
         if request.output_schema is not None:
             body["output_config"] = {
                 "format": {"type": "json_schema", "schema": request.output_schema.json_schema}
@@ -154,6 +159,7 @@ class AnthropicAdapter(CatalogModel, BatchAPI):
             sampling_sent=sent,
             sampling_dropped=dropped,
             raw=payload,
+            citations=anthropic_citations(payload),
         )
 
     def _error(self, error: anthropic.APIError) -> ProviderError:

@@ -12,6 +12,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
+from medeval.schemas.records import Citation
+
 
 class _Contract(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -65,14 +67,19 @@ class ChatRequest(_Contract):
     #: providers with explicit prompt caching mark a cache breakpoint there (Anthropic); None: no
     #: breakpoint at all, 0: the system prompt only.
     stable_prefix: int | None = Field(default=None, ge=0)
+    #: Turn on the provider's own web search tool for this call (a search-enabled target only;
+    #: `--web-search`). The harness itself never fetches a page.
+    web_search: bool = False
 
     @model_serializer(mode="wrap")
     def _omit_unset_prefix(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # Left out when unset, so requests (and the cache keys hashed from them) made before the
-        # field existed keep their exact form.
+        # fields existed keep their exact form.
         data: dict[str, Any] = handler(self)
         if data.get("stable_prefix") is None:
             data.pop("stable_prefix", None)
+        if not data.get("web_search"):
+            data.pop("web_search", None)
         return data
 
     def split_first_message(self) -> tuple[str, str]:
@@ -128,6 +135,17 @@ class ChatResponse(_Contract):
     #: For the limiter, and recorded under the call's `pacing`. Left out of dumps, so the cached
     #: response never replays an old reading of the provider's budget.
     rate_limits: RateLimits | None = Field(default=None, exclude=True)
+    #: The sources a search-enabled call's answer cites, read from `raw`; empty without search.
+    citations: list[Citation] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_citations(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Left out when empty, so the records (and cached responses) of model-only calls keep the
+        # form they had before search-enabled targets existed.
+        data: dict[str, Any] = handler(self)
+        if not data.get("citations"):
+            data.pop("citations", None)
+        return data
 
 
 class ProviderError(Exception):
@@ -160,6 +178,10 @@ class ModelAPI(ABC):
     #: Whether another process builds the same adapter from the spec and the environment alone,
     #: so its calls may be made in a call worker (adapters/workers).
     worker_safe: ClassVar[bool] = False
+    #: Whether the provider has a search tool this adapter sends on `ChatRequest.web_search` (and
+    #: reads the citations of). A target asked to search on an adapter without one is refused
+    #: before any call.
+    web_search: ClassVar[bool] = False
 
     def __init__(self, model: str) -> None:
         self.model = model

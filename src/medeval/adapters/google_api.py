@@ -34,6 +34,7 @@ from medeval.adapters.catalog import (
     CatalogModel,
     filter_sampling,
 )
+from medeval.adapters.citations import gemini_citations
 from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
 
 DEFAULT_TIMEOUT = 120.0
@@ -51,6 +52,7 @@ async def _capture_body(response: httpx2.Response) -> None:
 
 class GoogleAdapter(CatalogModel, BatchAPI):
     provider = "google"
+    web_search = True
     key_variables = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
 
     def __init__(
@@ -113,6 +115,10 @@ class GoogleAdapter(CatalogModel, BatchAPI):
             automatic_continuation=False,
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
         )
+        if request.web_search:
+            # Grounding with Google Search (the provider searches; its sources come back with the answer).
+            config.tools = [types.Tool(google_search=types.GoogleSearch())]
+            sent["web_search"] = "google_search"
         if request.output_schema is not None:
             config.response_mime_type = "application/json"
             config.response_json_schema = request.output_schema.json_schema
@@ -179,6 +185,7 @@ class GoogleAdapter(CatalogModel, BatchAPI):
             sampling_sent=sent,
             sampling_dropped=dropped,
             raw=payload,
+            citations=gemini_citations(payload, response.text or ""),
         )
 
     def _error(self, error: Exception) -> ProviderError:

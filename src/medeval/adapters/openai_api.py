@@ -25,6 +25,7 @@ from medeval.adapters.catalog import (
     filter_sampling,
     provider_info,
 )
+from medeval.adapters.citations import OPENAI_TOOL, openai_citations
 from medeval.adapters.openai_replies import from_chat, from_response
 from medeval.adapters.ratelimits import rate_limits
 from medeval.adapters.retry import connection_error, http_error, malformed_error, timeout_error
@@ -53,6 +54,7 @@ def strict_compatible(schema: dict[str, Any]) -> bool:
 
 class OpenAIAdapter(CatalogModel, BatchAPI):
     provider = "openai"
+    web_search = True
     key_variables = ("OPENAI_API_KEY",)
     #: OpenAI's Batch API costs half the direct price.
     batch_discount = 0.5
@@ -107,7 +109,8 @@ class OpenAIAdapter(CatalogModel, BatchAPI):
             # call; a key per stable prefix (one scenario's key and group) spreads the judges'
             # calls over machines that each hold one prefix. Other servers may refuse the field.
             sent["prompt_cache_key"] = prompt_cache_key(request)
-        responses = self.family.api == "responses"
+        # OpenAI's web search tool is a Responses API tool: a search-enabled call goes there.
+        responses = self.family.api == "responses" or request.web_search
         body = self._responses_body(request, sent) if responses else self._chat_body(request, sent)
         started = time.perf_counter()
         try:
@@ -154,7 +157,9 @@ class OpenAIAdapter(CatalogModel, BatchAPI):
             "rate_limits": rate_limits(http.headers),
         }
         try:
-            return ChatResponse(**base, **(from_response(payload) if responses else from_chat(payload)))
+            cited = openai_citations(payload) if responses and request.web_search else []
+            read = from_response(payload) if responses else from_chat(payload)
+            return ChatResponse(**base, **read, citations=cited)
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as error:
             raise malformed_error(self.spec, f"{type(error).__name__}: {error}", request_id) from error
 
@@ -202,6 +207,9 @@ class OpenAIAdapter(CatalogModel, BatchAPI):
         }
         if request.system:
             body["instructions"] = request.system
+        if request.web_search:
+            body["tools"] = [OPENAI_TOOL]
+            sent["web_search"] = OPENAI_TOOL["type"]
         for knob in ("temperature", "top_p"):
             if knob in sent:
                 body[knob] = sent[knob]
@@ -228,6 +236,8 @@ class OpenAICompatibleAdapter(OpenAIAdapter):
     """Any server that speaks the OpenAI API (OpenRouter, Ollama, vLLM, llama.cpp server)."""
 
     provider = "openai-compatible"
+    #: A server speaking the OpenAI API has no search tool medeval can count on.
+    web_search = False
     key_variables = ("OPENAI_COMPATIBLE_API_KEY",)
 
     def __init__(self, model: str, *, base_url: str | None = None, **kwargs: Any) -> None:

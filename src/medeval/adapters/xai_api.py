@@ -26,6 +26,7 @@ from google.protobuf import json_format
 from xai_sdk import AsyncClient
 from xai_sdk.chat import assistant, system, user
 from xai_sdk.proto import batch_pb2, chat_pb2
+from xai_sdk.tools import web_search
 
 from medeval.adapters.apikeys import endpoint, require_key
 from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, ProviderError, Usage
@@ -34,6 +35,7 @@ from medeval.adapters.catalog import (
     CatalogModel,
     filter_sampling,
 )
+from medeval.adapters.citations import xai_citations
 from medeval.adapters.retry import grpc_error, malformed_error
 from medeval.errors import ConfigError
 
@@ -53,6 +55,7 @@ def plaintext_allowed(api_host: str) -> bool:
 
 class XAIAdapter(CatalogModel, BatchAPI):
     provider = "xai"
+    web_search = True
     key_variables = ("XAI_API_KEY",)
 
     def __init__(
@@ -124,6 +127,11 @@ class XAIAdapter(CatalogModel, BatchAPI):
             "max_tokens": sent.get("max_output_tokens"),
             "store_messages": False,
         }
+        if request.web_search:
+            # The SDK's server-side search tool, and the citations' places in the answer.
+            options["tools"] = [web_search()]
+            options["include"] = ["inline_citations"]
+            sent["web_search"] = "web_search"
         if request.output_schema is not None:
             options["response_format"] = chat_pb2.ResponseFormat(
                 format_type=chat_pb2.FORMAT_TYPE_JSON_SCHEMA,
@@ -168,6 +176,10 @@ class XAIAdapter(CatalogModel, BatchAPI):
                 sampling_sent=sent,
                 sampling_dropped=dropped,
                 raw=json_format.MessageToDict(proto),
+                citations=xai_citations(
+                    list(proto.citations),
+                    [json_format.MessageToDict(c) for out in proto.outputs for c in out.message.citations],
+                ),
             )
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as error:
             raise malformed_error(self.spec, f"{type(error).__name__}: {error}") from error

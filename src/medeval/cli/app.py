@@ -138,6 +138,13 @@ def run_command(
     target_temperature: Annotated[
         list[str] | None, typer.Option(help="TARGET=T: one target's temperature (repeatable)")
     ] = None,
+    web_search: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="TARGET: turn on that target's own provider search tool (opt-in, repeatable); "
+            "its citations are stored and every report flags it"
+        ),
+    ] = None,
     variant: Annotated[
         list[str] | None,
         typer.Option(
@@ -213,6 +220,7 @@ def run_command(
             system_prompt=system_prompt,
             reasoning_effort=reasoning_effort,
             target_temperature=target_temperature,
+            web_search=web_search,
         )
         config = RunConfig(
             **run_wide,

@@ -75,8 +75,16 @@ def target_settings(
     system_prompt: list[str] | None,
     reasoning_effort: list[str] | None,
     target_temperature: list[str] | None,
+    web_search: list[str] | None = None,
 ) -> tuple[dict[str, Any], dict[str, TargetSettings]]:
     """(run-wide settings for RunConfig, per-target overrides)."""
+    searching = set(web_search or [])
+    unknown = sorted(searching - set(targets))
+    if unknown:
+        raise UserError(
+            f"--web-search {unknown[0]!r} is not one of the run's targets ({', '.join(targets)}); "
+            "name a target given with --target (search is opt-in per target)"
+        )
     tokens, own_tokens = per_target("--max-output-tokens", max_output_tokens, targets, positive_int)
     prompt, own_prompt = per_target("--system-prompt", system_prompt, targets, prompt_file)
     level, own_level = per_target("--reasoning-effort", reasoning_effort, targets, effort)
@@ -87,6 +95,7 @@ def target_settings(
             max_output_tokens=own_tokens.get(spec),
             temperature=own_temperature.get(spec),
             reasoning_effort=own_level.get(spec),
+            web_search=spec in searching,
         )
         for spec in targets
     }

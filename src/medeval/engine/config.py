@@ -54,6 +54,10 @@ class TargetSettings(_Config):
     max_output_tokens: int | None = Field(default=None, ge=1)
     temperature: float | None = None
     reasoning_effort: ReasoningEffort | None = None
+    #: The provider's own web search tool on for this target (`--web-search TARGET`): opt-in,
+    #: recorded, and flagged in every report so its answers are never pooled silently with
+    #: model-only ones.
+    web_search: bool = False
 
 
 class EffectiveSettings(_Config):
@@ -65,10 +69,13 @@ class EffectiveSettings(_Config):
     max_output_tokens: int | None = None
     temperature: float | None = None
     reasoning_effort: ReasoningEffort | None = None
+    web_search: bool = False
 
     def record(self) -> dict[str, Any]:
-        """The recorded form: the prompt by path and hash (its text is in the manifest's config)."""
-        return self.model_dump(mode="json", exclude={"system_prompt"})
+        """The recorded form: the prompt by path and hash (its text is in the manifest's config);
+        `web_search` only when on, so the records of model-only targets keep their form."""
+        exclude = {"system_prompt"} if self.web_search else {"system_prompt", "web_search"}
+        return self.model_dump(mode="json", exclude=exclude)
 
 
 class Variant(_Config):
@@ -179,6 +186,7 @@ class RunConfig(BaseModel):
             max_output_tokens=own.max_output_tokens or self.max_output_tokens,
             temperature=temperature,
             reasoning_effort=own.reasoning_effort or self.reasoning_effort,
+            web_search=own.web_search,
         )
 
 

@@ -167,6 +167,7 @@ class _Talk:
             ),
             seed=self.seed,
             metadata=metadata,
+            web_search=self.settings.web_search,
         )
         try:
             response = await self.gateway.complete(
@@ -188,7 +189,12 @@ class _Talk:
         self.convo.responses.append(response)
         self.convo.turns.append(
             Turn(
-                role="assistant", text=response.text, turn_id=turn_id, question_group=group, reply_to=reply_to
+                role="assistant",
+                text=response.text,
+                turn_id=turn_id,
+                question_group=group,
+                reply_to=reply_to,
+                citations=response.citations,
             )
         )
         self.history.append(Message(role="assistant", content=response.text))

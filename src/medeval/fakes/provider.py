@@ -27,6 +27,7 @@ from medeval.adapters.base import ChatRequest, ChatResponse, ModelAPI, ProviderE
 from medeval.adapters.batch import BatchAPI, BatchItem, BatchOutcome, BatchStatus
 from medeval.errors import ConfigError
 from medeval.records.hashing import derive_seed, sha256_text
+from medeval.schemas import Citation
 
 FAKE_MODEL_VERSION = "2026-11-01"
 JUDGE_MODELS = ("judge", "garbage", "flaky", "batch-flaky")
@@ -88,11 +89,19 @@ class _FakeBase(ModelAPI):
         )
 
 
+#: What a fake target asked to search cites: one official page, over the whole answer (offline:
+#: nothing is searched; it shows the shape a search-enabled provider's answer comes back in).
+FAKE_CITATION = {"url": "https://www.medicare.gov/basics/get-started-with-medicare", "title": "Medicare.gov"}
+
+
 class FakeTarget(_FakeBase):
     """Answers from a canned profile, keyed by scenario id and turn id.
 
     With `ask_first` {"question", "answered_by"}, a scripted turn is met with the question until
-    something the beneficiary said matches `answered_by` (a regex); then the canned answer comes."""
+    something the beneficiary said matches `answered_by` (a regex); then the canned answer comes.
+    Asked to search (`web_search`), it cites FAKE_CITATION as a search-enabled provider would."""
+
+    web_search = True
 
     async def generate(self, request: ChatRequest) -> ChatResponse:
         profile = load_profile(self.model)
@@ -110,7 +119,11 @@ class FakeTarget(_FakeBase):
         source = load_profile(profile["responses_from"]) if "responses_from" in profile else profile
         answers: dict[str, str] = source.get("responses", {}).get(scenario_id, {})
         text = answers.get(scripted) or source["default"]
-        return self._respond(request, text)
+        response = self._respond(request, text)
+        if request.web_search:
+            cited = Citation(**FAKE_CITATION, start=0, end=len(text))
+            response = response.model_copy(update={"citations": [cited]})
+        return response
 
 
 class FakeJudge(_FakeBase, BatchAPI):

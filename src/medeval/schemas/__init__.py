@@ -64,6 +64,7 @@ from medeval.schemas.contacts import (
 from medeval.schemas.records import (
     SCHEMA_VERSION,
     STUDY_CATEGORIES,
+    Citation,
     CodedItem,
     GroupResult,
     ItemDecision,
@@ -99,6 +100,7 @@ __all__ = [
     "AnswerKey",
     "CanonicalFact",
     "ChecklistItem",
+    "Citation",
     "Claim",
     "ClaimType",
     "CodedItem",

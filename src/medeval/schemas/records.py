@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from medeval.schemas._base import Span, Strict
 from medeval.schemas.agents import Claim, FinalClaim, ItemStatus, Scores, Verdict
@@ -42,6 +42,20 @@ STUDY_CATEGORIES = (
 )
 
 
+class Citation(Strict):
+    """A source the provider's own search tool returned with an answer, as the provider gave it:
+    stored verbatim with the transcript, never fetched or checked against the web by medeval."""
+
+    url: str
+    title: str | None = None
+    #: The answer's characters it supports (offsets into `ChatResponse.text`), where the provider
+    #: says; None where it gives only a list of sources.
+    start: int | None = Field(default=None, ge=0)
+    end: int | None = Field(default=None, ge=0)
+    #: The passage of the source the provider quotes for it (Anthropic), when given.
+    cited_text: str | None = None
+
+
 class Turn(Strict):
     role: Literal["user", "assistant"]
     text: str
@@ -52,6 +66,16 @@ class Turn(Strict):
     #: Set on the persona's replies to a chatbot's question (role "user") and the chatbot's answers
     #: to them (role "assistant"): the scripted turn whose exchange they belong to.
     reply_to: str | None = None
+    #: A search-enabled target's sources for this answer, verbatim from its provider (role
+    #: "assistant" only); left out of the record when there are none.
+    citations: list[Citation] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_citations(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not data.get("citations"):
+            data.pop("citations", None)
+        return data
 
 
 class TargetInfo(Strict):

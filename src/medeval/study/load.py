@@ -84,6 +84,7 @@ def to_config(study: StudyFile, path: Path) -> RunConfig:
             max_output_tokens=target.max_output_tokens,
             temperature=target.temperature,
             reasoning_effort=target.reasoning_effort,
+            web_search=target.web_search,
         )
     judging = study.judging
     return RunConfig(

@@ -36,6 +36,7 @@ class TargetDefaults(PromptChoice):
 
 class StudyTarget(TargetDefaults):
     spec: str = Field(min_length=3, description="--target provider:model")
+    web_search: bool = Field(default=False, description="--web-search TARGET: the provider's own search tool")
     concurrency: int | None = Field(
         default=None, ge=1, description="--provider-concurrency PROVIDER=N for this target's provider"
     )

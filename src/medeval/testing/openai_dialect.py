@@ -9,7 +9,7 @@ from typing import Any
 from medeval.adapters.base import Message
 from medeval.records.hashing import sha256_text
 from medeval.testing.prompt_cache import prompt_parts
-from medeval.testing.wire import Dialect, Prompt, ReceivedRequest, Reply, Server, tokens
+from medeval.testing.wire import SEARCH_SOURCE, Dialect, Prompt, ReceivedRequest, Reply, Server, tokens
 
 
 def _text_of(content: Any) -> str:
@@ -108,6 +108,37 @@ async def _openai_responses(
     text = await server.responder(prompt)
     prompt_tokens = tokens(prompt.system + "".join(m.content for m in turns))
     cached = min(prompt_tokens, server.prompt_cache.implicit(prompt_parts(prompt.system, prompt.messages)))
+    tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
+    searched = any(t.get("type") == "web_search" for t in tools)
+    # With the hosted search tool, the answer comes after a web_search_call item, its output_text
+    # carrying url_citation annotations indexed within the part (OpenAI's documented shape).
+    output: list[dict[str, Any]] = (
+        [{"id": f"ws_{request.index:06d}", "type": "web_search_call", "status": "completed"}]
+        if searched
+        else []
+    )
+    annotations = (
+        [
+            {
+                "type": "url_citation",
+                "url": SEARCH_SOURCE[0],
+                "title": SEARCH_SOURCE[1],
+                "start_index": 0,
+                "end_index": len(text),
+            }
+        ]
+        if searched
+        else []
+    )
+    output.append(
+        {
+            "id": f"msg_{request.index:06d}",
+            "type": "message",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": annotations}],
+        }
+    )
     return Reply(
         body={
             "id": f"resp_{request.index:06d}{sha256_text(text)[:8]}",
@@ -115,18 +146,10 @@ async def _openai_responses(
             "created_at": 1_790_000_000,
             "status": "completed",
             "model": served,
-            "output": [
-                {
-                    "id": f"msg_{request.index:06d}",
-                    "type": "message",
-                    "role": "assistant",
-                    "status": "completed",
-                    "content": [{"type": "output_text", "text": text, "annotations": []}],
-                }
-            ],
+            "output": output,
             "parallel_tool_calls": True,
             "tool_choice": "auto",
-            "tools": [],
+            "tools": tools,
             "store": body.get("store", True),
             "usage": {
                 "input_tokens": prompt_tokens,

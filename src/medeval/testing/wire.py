@@ -21,6 +21,9 @@ TARGET_ANSWER = (
     "You can sign up during your Initial Enrollment Period around your 65th birthday. "
     "If you have coverage from current employment you may be able to delay Part B without a penalty."
 )
+#: The page a loopback server's search tool "finds" when a request turns search on: every
+#: provider's dialect cites it in its own shape (nothing is searched; no page is fetched).
+SEARCH_SOURCE = ("https://www.medicare.gov/basics/get-started-with-medicare", "Get started with Medicare")
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"})
 REDACTED = "<redacted>"
 

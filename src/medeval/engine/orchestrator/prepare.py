@@ -153,6 +153,12 @@ def resolve_models(config: RunConfig, gateway: Gateway, scenarios: list[LoadedSc
     for spec in specs:
         if spec not in NOT_A_MODEL:
             gateway.adapter(spec)
+    for target in config.targets:
+        if config.settings_for(target).web_search and not gateway.adapter(target).web_search:
+            raise ConfigError(
+                f"--web-search {target}: this provider has no search tool medeval can send "
+                "(openai, anthropic, google, xai and fake do); drop --web-search for it"
+            )
 
 
 def build_manifest(

@@ -137,6 +137,8 @@ class RunSnapshot(BaseModel):
     models: dict[str, dict[str, Any]] = Field(default_factory=dict)
     served_models: dict[str, list[str]] = Field(default_factory=dict, description="target -> served ids")
     variants: list[str] = Field(default_factory=list, description="The variation matrix's levels")
+    #: Targets run with their provider's own web search on (`--web-search`): never model-only.
+    search_targets: list[str] = Field(default_factory=list)
 
     def judge_panel(self) -> list[str]:
         count = self.judge_count or len(self.judges)
@@ -172,6 +174,11 @@ def read_snapshot(directory: Path) -> RunSnapshot:
         scenarios=[ScenarioRef.model_validate(s) for s in manifest.get("scenarios") or []],
         models=dict(manifest.get("models") or {}),
         variants=[str(v) for v in manifest.get("variants") or []],
+        search_targets=sorted(
+            str(spec)
+            for spec, settings in (config.get("target_settings") or {}).items()
+            if isinstance(settings, dict) and settings.get("web_search")
+        ),
     )
 
 

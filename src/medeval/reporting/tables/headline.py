@@ -11,7 +11,7 @@ rates.
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from medeval.reporting.loading.baseline import (
     MODE_LABELS,
@@ -52,6 +52,8 @@ class TargetHeadline(BaseModel):
     delta_combined: dict[str, Difference]
     needs_review: int
     not_scored: int
+    #: Answered with its provider's own web search on: flagged wherever the row is shown.
+    web_search: bool = False
 
 
 class HeadlineBlock(BaseModel):
@@ -70,6 +72,8 @@ class Headline(BaseModel):
     deviating: list[str]
     #: The variation matrix's levels in these groups: each target's rates pool them all.
     variants: list[str] = []
+    #: Targets that searched the web through their provider (`--web-search`).
+    search_targets: list[str] = Field(default_factory=list)
 
     def blocks(self) -> list[HeadlineBlock]:
         """The study block, and the no-deviation block when it differs (some group deviates)."""
@@ -101,7 +105,15 @@ class Headline(BaseModel):
             "Counselors: the study's published rates over all its scored groups"
             + (" (first table) and over the same groups (second table)" if self.deviating else "")
             + ". Wilson 95% intervals; differences in percentage points, Newcombe 95% intervals. Needs "
-            "review and not scored are counted apart, outside n." + self.pooling()
+            "review and not scored are counted apart, outside n." + self.pooling() + self.searching()
+        )
+
+    def searching(self) -> str:
+        if not self.search_targets:
+            return ""
+        return (
+            " Search-enabled (their provider's web search on; not model-only answers): "
+            f"{', '.join(self.search_targets)}."
         )
 
     def pooling(self) -> str:
@@ -240,10 +252,16 @@ def headline(corpus: Corpus) -> Headline:
     targets = target_order(corpus)
     clean = groups - deviating
     judges = sorted({j for snap in corpus.snapshots for j in snap.judge_panel()})
+    search = sorted({t for snap in corpus.snapshots for t in snap.search_targets})
     return Headline(
-        study=_block("Study question groups", typed, groups, targets, _counselors(None)),
-        no_deviation=_block(
-            "Study question groups with no declared deviation", typed, clean, targets, _counselors(clean)
+        study=_mark_search(
+            _block("Study question groups", typed, groups, targets, _counselors(None)), search
+        ),
+        no_deviation=_mark_search(
+            _block(
+                "Study question groups with no declared deviation", typed, clean, targets, _counselors(clean)
+            ),
+            search,
         ),
         judges=judges,
         decided_by_people=decided_by_people(corpus, scenarios),
@@ -256,4 +274,11 @@ def headline(corpus: Corpus) -> Headline:
                 [scenarios],
             )
         ),
+        search_targets=search,
+    )
+
+
+def _mark_search(block: HeadlineBlock, search: list[str]) -> HeadlineBlock:
+    return block.model_copy(
+        update={"targets": [t.model_copy(update={"web_search": t.target in search}) for t in block.targets]}
     )
