@@ -211,7 +211,7 @@ def test_a_search_enabled_run_stores_citations_and_the_report_flags_the_target(
     assert "web_search" not in by_target["fake:outdated"]["target"]["settings"]
     assert cli(monkeypatch, "report", str(directory)) == 0
     markdown = (directory / "report" / "report.md").read_text(encoding="utf-8")
-    assert "| fake:accurate [web search] |" in markdown and "| fake:outdated |" in markdown
+    assert "| fake:accurate (web search) |" in markdown and "| fake:outdated |" in markdown
     assert (
         "Search-enabled (their provider's web search on; not model-only answers): fake:accurate." in markdown
     )
