@@ -196,3 +196,9 @@ def test_the_engine_records_the_check_in_every_judged_trial(tmp_path: Path) -> N
     )
     stored = {k: v for k, v in stored.items() if k not in ("prev_hash", "hash")}
     assert TrialRecord.model_validate(stored).contacts == record.contacts
+
+
+def test_the_agency_cms_is_not_the_helpline() -> None:
+    # CMS's own office numbers are not in the registry: unverifiable, not a wrong official number.
+    assert only("You can reach CMS at 1-877-267-2323.", "phone").contact_class == "unverifiable"
+    assert only("You can reach CMS at 1-800-633-4227.", "phone").contact_class == "official_correct"

@@ -98,3 +98,12 @@ def test_validate_checks_the_registry(
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "contacts registry: domains.0.source" in err and "Traceback" not in err
+
+
+def test_a_service_that_cannot_be_checked_must_say_so(shipped: dict[str, Any]) -> None:
+    broken = copy.deepcopy(shipped)
+    ship = next(s for s in broken["services"] if s["id"] == "ship")
+    ship["complete"] = True
+    assert any("ship includes others" in p for p in registry_problems(broken))
+    ship["includes"] = []
+    assert any("ship has no numbers" in p for p in registry_problems(broken))

@@ -88,6 +88,12 @@ def registry_problems(data: Any) -> list[str]:
     ids = {s.id for s in registry.services}
     seen: dict[str, str] = {}
     for service in registry.services:
+        if not service.numbers and not service.includes:
+            problems.append(f"contacts registry: service {service.id} has no numbers and includes no service")
+        if service.complete and service.includes:
+            problems.append(
+                f"contacts registry: service {service.id} includes others, so it cannot be complete"
+            )
         problems += [
             f"contacts registry: service {service.id} includes unknown service {sub}"
             for sub in service.includes
