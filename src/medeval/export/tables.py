@@ -48,6 +48,7 @@ COLUMNS: dict[str, dict[str, str]] = {
         "needs_manual_review": "BOOLEAN",
         "served_model_mismatch": "BOOLEAN",
         "target_error": "VARCHAR",
+        "unsafe_contacts": "BIGINT",
         "system_prompt_sha256": "VARCHAR",
         "max_output_tokens": "BIGINT",
         "temperature": "DOUBLE",
@@ -195,6 +196,7 @@ def _trial_row(
                 "needs_manual_review",
                 "served_model_mismatch",
                 "target_error",
+                "unsafe_contacts",
             }
         ),
         "system_prompt_sha256": settings.get("system_prompt_sha256"),
