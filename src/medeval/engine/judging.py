@@ -195,10 +195,10 @@ async def judge_conversation(
 
 def contacts_of(conversation: Conversation) -> ContactCheck:
     """The offline contacts check over every answer of the conversation (persona replies' answers
-    too), with each turn's citations where the transcript has them. It reads text only: no SHIP
+    too), with each turn's citations (search-enabled targets). It reads text only: no SHIP
     category depends on it."""
     return check_contacts(
-        AnswerText(turn.turn_id, turn.text, tuple(getattr(turn, "citations", None) or ()))
+        AnswerText(turn.turn_id, turn.text, tuple(turn.citations))
         for turn in conversation.turns
         if turn.role == "assistant" and turn.text
     )
