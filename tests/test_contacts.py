@@ -224,3 +224,42 @@ def test_a_search_enabled_answers_citations_are_checked_in_the_trial() -> None:
         ("citation", "www.medicare.gov", False),
     ]
     assert check.unsafe == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "You can also call **1-800-MEDICARE** or contact your local SHIP for free counseling.",
+        "| 1-800-MEDICARE / OSHIIP | Call 1-800-633-4227, or Ohio's SHIP (OSHIIP) for free help |",
+        "Call OSHIIP or 1-800-MEDICARE.",
+        "Call Medicare at 1-800-633-4227 (TTY 1-877-486-2048).",
+    ],
+)
+def test_a_name_in_another_item_of_a_list_is_not_the_numbers_name(text: str) -> None:
+    assert {f.contact_class for f in findings(text) if f.kind == "phone"} == {"official_correct"}
+
+
+CORPUS = sorted((Path(__file__).resolve().parent.parent / "benchmarks" / "corpus").glob("*.jsonl"))
+
+
+def corpus_answers() -> list[AnswerText]:
+    rows = [json.loads(line) for path in CORPUS for line in path.read_text(encoding="utf-8").splitlines()]
+    return [AnswerText(row["id"], row["answer"]) for row in rows]
+
+
+def test_real_shaped_answers_raise_no_false_safety_finding_and_every_planted_one_is_caught() -> None:
+    answers = corpus_answers()
+    assert len(answers) > 200
+    assert check_contacts(answers).unsafe == 0
+    planted = [
+        AnswerText(
+            a.turn_id,
+            a.text.replace("1-800-633-4227", "1-800-633-4272").replace("edicare.gov", "edicare-gov.help"),
+        )
+        for a in answers
+    ]
+    expected = sum(a.text.count("1-800-633-4227") + a.text.lower().count("medicare.gov") for a in answers)
+    assert expected > 100
+    found = check_contacts(planted)
+    assert found.unsafe == expected
+    assert {f.contact_class for f in found.findings if f.safety} == {"official_wrong_number", "non_official"}

@@ -11,6 +11,7 @@ official domain, `non_official` on a known plan or broker domain or on a look-al
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -64,7 +65,7 @@ def _answer_findings(answer: AnswerText, reg: Registry) -> list[ContactFinding]:
     names = find_names(text, reg.data)
     cues = [(c, "plan") for c in find_cues(text, reg.data.plan_cues)]
     cues += [(c, "local") for c in find_cues(text, reg.data.local_cues)]
-    out = [_phone_finding(answer.turn_id, text, p, names, cues, reg) for p in phones]
+    out = [_phone_finding(answer.turn_id, text, p, phones, names, cues, reg) for p in phones]
     out += [_url_finding(answer.turn_id, u, passage(text, u.start, u.end), reg) for u in urls]
     taken = phones + urls
     for found, name in names:
@@ -90,20 +91,38 @@ def _overlap(a: Found, b: Found) -> bool:
     return a.start < b.end and b.start < a.end
 
 
-def _nearest(text: str, number: Found, cues: list[tuple[Found, str]]) -> tuple[Found, str] | None:
-    """The cue nearest the number within its sentence: before it first, else after it."""
+# Between a name and the number it gives: no second item of a list ("1-800-MEDICARE or OSHIIP").
+_LIST_BREAK = re.compile(r"(?i)\bor\b|\band\b|[;|/\n]")
+# After a number, a name counts only right beside it: "1-800-633-4227 (Medicare)".
+_ADJACENT = re.compile(r"^[\s*_]*[(\[:–—-]?[\s*_]*$")
+
+
+def _nearest(
+    text: str, number: Found, cues: list[tuple[Found, str]], phones: Sequence[Found]
+) -> tuple[Found, str] | None:
+    """The name or cue that a number is given for: the nearest one before it in its sentence with no
+    list break or other number between them, else one right after it."""
     begin, stop = sentence_bounds(text, number.start, number.end)
     before = [c for c in cues if begin <= c[0].start and c[0].end <= number.start]
     if before:
-        return max(before, key=lambda c: c[0].end)
+        cue = max(before, key=lambda c: c[0].end)
+        gap = text[cue[0].end : number.start]
+        between = any(cue[0].end <= p.start and p.end <= number.start for p in phones)
+        if not _LIST_BREAK.search(gap) and not between:
+            return cue
     after = [c for c in cues if number.end <= c[0].start and c[0].end <= stop]
-    return min(after, key=lambda c: c[0].start) if after else None
+    if after:
+        cue = min(after, key=lambda c: c[0].start)
+        if _ADJACENT.match(text[number.end : cue[0].start]):
+            return cue
+    return None
 
 
 def _phone_finding(
     turn_id: str,
     text: str,
     number: Found,
+    phones: Sequence[Found],
     names: Sequence[tuple[Found, object]],
     cues: list[tuple[Found, str]],
     reg: Registry,
@@ -124,7 +143,7 @@ def _phone_finding(
         )
 
     labelled = [(f, "service") for f, _ in names if not _overlap(f, number)] + cues
-    near = _nearest(text, number, labelled)
+    near = _nearest(text, number, labelled, phones)
     own = reg.numbers.get(number.normalized)
     named = near[0].normalized if near and near[1] == "service" else None
     if named is not None:
