@@ -26,6 +26,7 @@ from medeval.schemas import (
     GroupResult,
     GroupRule,
     JudgeVerdicts,
+    Label,
     Scenario,
     ScriptedTurn,
     ShipCategory,
@@ -213,7 +214,23 @@ def checklist_of(scenario: Scenario, turns: list[ScriptedTurn]) -> tuple[list[st
     required = scenario.group_required_points([t for t in turns if t.condition is None] or turns)
     optional = scenario.group_optional_points(turns)
     facts = list(dict.fromkeys([*required, *optional, *rule.partial_credit]))
+    # An item resting on a value not published yet is not coded at all (see pending_of).
+    pending = pending_of(scenario, turns)
+    facts = [f for f in facts if f not in pending]
     return facts, set(optional) | set(rule.partial_credit), rule
+
+
+def pending_of(scenario: Scenario, turns: list[ScriptedTurn]) -> dict[str, str]:
+    """The group's checklist items that rest on a value pending in the plan year it asks about,
+    with why each is not scored: counted apart, never for or against the answer."""
+    group = turns[0].question_group if turns else None
+    key = scenario.group_key(group) if group else None
+    facts = [i.fact_id for i in key.items] + list(key.rule.partial_credit) if key else []
+    facts += [p for t in turns for p in t.required_points] or (
+        list(scenario.answer_key.required_points) if len(turns) == len(scenario.scripted_turns) else []
+    )
+    year = scenario.group_year(group) if group else scenario.asked_year
+    return scenario.pending_items(list(dict.fromkeys(facts)), year)
 
 
 async def _judge_group(
@@ -341,7 +358,14 @@ def group_results(
         scored = any(t.scored for t in turns)
         facts, optional, rule = checklist_of(scenario, turns)
         required = [f for f in facts if f not in optional]
-        group_final = [fc for fc in final_claims if fc.turn_id in turn_ids]
+        pending = pending_of(scenario, turns)
+        # A claim wrong only about a pending value is not held against the answer.
+        group_final = [
+            fc
+            for fc in final_claims
+            if fc.turn_id in turn_ids
+            and not (fc.label == Label.CONTRADICTED and fc.evidence and set(fc.evidence) <= pending.keys())
+        ]
         group_claims = [c for c in claims if c.turn_id in turn_ids]
         # A group is missing data when its first turn was never answered (the target failed).
         target_failed = conversation.failed_at is not None and turns[0].turn_id not in answered
@@ -362,6 +386,14 @@ def group_results(
         category, reason = scorer.group_category(
             coding, scenario, rule, scored=scored, target_failed=target_failed
         )
+        pending = pending_of(scenario, turns)
+        if (
+            pending
+            and not facts
+            and category not in (ShipCategory.INCOMPLETE_DATA, ShipCategory.NOT_APPLICABLE)
+        ):
+            category = ShipCategory.NOT_SCORED
+            reason = "every checklist item rests on a value not published yet: " + "; ".join(pending.values())
         covered = {d.fact_id for d in checklist if d.code == "covered"}
         group_key = scenario.group_key(group)
         results.append(
@@ -384,6 +416,7 @@ def group_results(
                 non_answer=coding.non_answer,
                 reason=reason,
                 deviations=[d.deviation_id for d in group_key.deviations] if group_key else [],
+                pending=[Unscored(item=f, reason=r) for f, r in pending.items()] if scored else [],
             )
         )
     return results

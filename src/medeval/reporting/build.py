@@ -26,6 +26,7 @@ from medeval.reporting.tables.corrected import corrected, csv_rows
 from medeval.reporting.tables.findings import REVIEW_SQL, UNSCORED_SQL, gather
 from medeval.reporting.tables.headline import headline
 from medeval.reporting.tables.model import ReportData, ReportPaths
+from medeval.reporting.tables.pending import pending_rows
 from medeval.reporting.tables.people import HumanReview, apply_reviews, ship_csv_row
 from medeval.reporting.tables.run_tables import (
     copy_csv,
@@ -67,6 +68,7 @@ def collect(corpus: Corpus, human: HumanReview) -> ReportData:
         corrected=corrected(corpus, top),
         consistency=consistency(corpus),
         contacts=contact_summary(corpus),
+        pending=pending_rows(corpus),
     )
 
 

@@ -51,8 +51,9 @@ class _Collector:
         self.findings.append(Finding(level="warning", file=self.file, path=json_path(loc), message=message))
 
 
-def lint_file(path: Path, *, plan_year: int | None = None) -> list[Finding]:
-    """Every finding for one scenario file. `plan_year` defaults to the current calendar year."""
+def lint_file(path: Path, *, plan_year: int | None = None, today: date | None = None) -> list[Finding]:
+    """Every finding for one scenario file. `plan_year` defaults to the current calendar year,
+    `today` (against which pending values' expected dates are read) to today."""
     out = _Collector(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -84,14 +85,17 @@ def lint_file(path: Path, *, plan_year: int | None = None) -> list[Finding]:
     _reference_checks(data, fact_ids, out)
     _pattern_checks(data, facts, out)
     _date_checks(data, facts, plan_year or date.today().year, out)
+    _pending_checks(facts, today or date.today(), out)
     _knob_checks(data, out)
     _reply_checks(data, out)
     _coverage_checks(data, facts, out)
     return out.findings
 
 
-def lint_paths(files: list[Path], *, plan_year: int | None = None) -> list[Finding]:
-    return [finding for path in files for finding in lint_file(path, plan_year=plan_year)]
+def lint_paths(
+    files: list[Path], *, plan_year: int | None = None, today: date | None = None
+) -> list[Finding]:
+    return [finding for path in files for finding in lint_file(path, plan_year=plan_year, today=today)]
 
 
 def _key(data: dict[str, Any]) -> dict[str, Any]:
@@ -212,6 +216,8 @@ def _pattern_checks(data: dict[str, Any], facts: list[tuple[int, dict[str, Any]]
     for _, turn in _dicts(data.get("scripted_turns")):
         required |= {p for _, p in _strings(turn.get("required_points"))}
     for i, fact in facts:
+        if fact.get("pending"):
+            continue  # not read by the rules coder until its value is published
         patterns = fact.get("patterns")
         statement = fact.get("statement") if isinstance(fact.get("statement"), str) else ""
         name = repr(fact.get("fact_id"))
@@ -278,6 +284,9 @@ def _date_checks(
     data: dict[str, Any], facts: list[tuple[int, dict[str, Any]]], plan_year: int, out: _Collector
 ) -> None:
     scenario_year = _year_of(data.get("effective_date"))
+    asked = data.get("plan_year")
+    if isinstance(asked, int) and scenario_year is not None:
+        scenario_year = asked
     if scenario_year is not None and scenario_year < plan_year:
         out.warning(
             ("effective_date",),
@@ -299,6 +308,42 @@ def _date_checks(
                 ("answer_key", "canonical_facts", i, "year"),
                 f"fact {name} states a dollar figure but no `year`; say which year the figure holds for",
             )
+
+
+def _pending_checks(facts: list[tuple[int, dict[str, Any]]], today: date, out: _Collector) -> None:
+    """A warning for each value not published yet, and a louder one once it was due."""
+    for i, fact in facts:
+        name = fact.get("fact_id")
+        where: tuple[int | str, ...] = ("answer_key", "canonical_facts", i)
+        found = [((*where, "pending"), fact.get("pending"), fact.get("year"))]
+        patterns = fact.get("patterns")
+        quantities = _dicts(patterns.get("quantities")) if isinstance(patterns, dict) else []
+        for q, quantity in quantities:
+            for v, dated in _dicts(quantity.get("by_year")):
+                loc = (*where, "patterns", "quantities", q, "by_year", v, "pending")
+                found.append((loc, dated.get("pending"), dated.get("year")))
+        for loc, pending, year in found:
+            if not isinstance(pending, dict):
+                continue
+            what = f"fact {name!r}: the {year if isinstance(year, int) else 'current'} value"
+            expected = _date_of(pending.get("expected"))
+            publisher = pending.get("publisher", "its publisher")
+            if expected is not None and expected < today:
+                out.warning(
+                    loc,
+                    f"{what} was due by {expected.isoformat()} ({publisher}); update this key with the "
+                    "published value and its source",
+                )
+            else:
+                due = expected.isoformat() if expected else "a date not given"
+                out.warning(loc, f"{what} is pending: {publisher}, expected by {due}; not scored until then")
+
+
+def _date_of(value: Any) -> date | None:
+    try:
+        return date.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
 
 
 def _reply_checks(data: dict[str, Any], out: _Collector) -> None:
@@ -343,7 +388,7 @@ def _coverage_checks(data: dict[str, Any], facts: list[tuple[int, dict[str, Any]
         }
     study = data.get("script") in STUDY_SCRIPTS
     for i, fact in facts:
-        if fact.get("fact_id") not in required:
+        if fact.get("fact_id") not in required or fact.get("pending"):
             continue
         patterns = fact.get("patterns")
         covered = isinstance(patterns, dict) and (

@@ -86,6 +86,7 @@ from medeval.schemas.scenario import (
     VariationKnobs,
     upgrade_scenario_data,
 )
+from medeval.schemas.seasons import DatedValue, Pending
 
 __all__ = [
     "CONFIDENCE_PROBABILITY",
@@ -110,6 +111,7 @@ __all__ = [
     "ContactFinding",
     "ContactKind",
     "ContactRegistry",
+    "DatedValue",
     "Deviation",
     "DisallowedClaim",
     "ExtractedClaim",
@@ -127,6 +129,7 @@ __all__ = [
     "Label",
     "NonAnswer",
     "OfficialNumber",
+    "Pending",
     "PersonaReplies",
     "PersonaReply",
     "PersonaReplyOutput",

@@ -6,9 +6,10 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from medeval.schemas._base import Identifier, Severity, Strict
+from medeval.schemas.seasons import DatedValue, Pending
 
 QuantityUnit = Literal["usd", "months", "days", "percent", "employees", "date_range"]
 
@@ -23,12 +24,32 @@ class Quantity(Strict):
     )
     unit: QuantityUnit
     values: list[str] = Field(
-        min_length=1,
-        description="Accepted values: numbers ('202.90', '7'), or for date_range 'MM-DD..MM-DD'",
+        default_factory=list,
+        description="Accepted values for the year the key asks about: numbers ('202.90', '7'), or for "
+        "date_range 'MM-DD..MM-DD'",
     )
     multiples: bool = Field(
         default=False, description="Whole multiples are right too (10% for each full 12 months: 20%)"
     )
+    by_year: list[DatedValue] = Field(
+        default_factory=list,
+        description="Values per plan year (or window) with their sources; a figure an answer labels "
+        "with a year is read against that year's; an entry may be pending",
+    )
+
+    @model_validator(mode="after")
+    def _some_value(self) -> Quantity:
+        if not self.values and not self.by_year:
+            raise ValueError("a quantity needs values, or by_year entries")
+        return self
+
+    def values_for(self, year: int, asked: int) -> list[str] | Pending | None:
+        """The accepted values in `year` (a Pending when not published yet), or None when the key
+        does not know that year's; `values` hold for the year the key asks about (`asked`)."""
+        for dated in self.by_year:
+            if dated.holds_in(year):
+                return dated.pending or dated.values
+        return list(self.values) if year == asked and self.values else None
 
 
 class FactPatterns(Strict):
@@ -57,6 +78,19 @@ class CanonicalFact(Strict):
     effective_date: date | None = None
     year: int | None = Field(default=None, description="The year a year-indexed figure holds for")
     patterns: FactPatterns | None = None
+    pending: Pending | None = Field(
+        default=None,
+        description="The fact rests on a value not published as of the key's date: an item on it is "
+        "not scored, and says why",
+    )
+
+    def pending_in(self, year: int) -> Pending | None:
+        """What the fact waits for when asked about plan `year`: the fact as a whole rests on a
+        value not published yet. (A quantity's pending year only keeps its figures from being read:
+        "Medicaid pays your Part B premium" stands whatever the premium turns out to be.)"""
+        if self.pending is not None and (self.year is None or self.year == year):
+            return self.pending
+        return None
 
 
 class DisallowedClaim(Strict):

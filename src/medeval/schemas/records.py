@@ -137,6 +137,11 @@ class ItemDecision(Strict):
     decided_by: Literal["majority", "adjudicator_model", "none"] = "majority"
 
 
+class Unscored(Strict):
+    item: str
+    reason: str
+
+
 class GroupResult(Strict):
     question_group: str
     turn_ids: list[str]
@@ -149,6 +154,10 @@ class GroupResult(Strict):
     non_answer: NonAnswer | None = None
     reason: str | None = Field(default=None, description="Why the group is not_scored or needs_review")
     deviations: list[str] = Field(default_factory=list, description="Declared deviations from the study")
+    pending: list[Unscored] = Field(
+        default_factory=list,
+        description="Checklist items resting on a value not published yet: not scored, with why",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -161,11 +170,6 @@ class GroupResult(Strict):
         ):
             value = {**value, "ship_category": ShipCategory.NOT_APPLICABLE.value}
         return value
-
-
-class Unscored(Strict):
-    item: str
-    reason: str
 
 
 class TrialFlags(Strict):

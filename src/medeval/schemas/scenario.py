@@ -34,6 +34,12 @@ class ScriptedTurn(Strict):
     required_points: list[str] = Field(default_factory=list, description="Fact ids this turn must cover")
     scored: bool = True
     condition: TurnCondition | None = None
+    plan_year: int | None = Field(
+        default=None,
+        ge=1965,
+        le=2100,
+        description="The plan year this turn asks about, when not the scenario's ('next year' in the fall)",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -118,6 +124,12 @@ class Scenario(Strict):
     scenario_id: Identifier
     title: str = ""
     effective_date: date
+    plan_year: int | None = Field(
+        default=None,
+        ge=1965,
+        le=2100,
+        description="The plan year asked about (default: the effective date's year)",
+    )
     persona: dict[str, Any] = Field(default_factory=dict)
     scripted_turns: list[ScriptedTurn] = Field(min_length=1)
     variation_knobs: VariationKnobs = Field(default_factory=VariationKnobs)
@@ -168,6 +180,26 @@ class Scenario(Strict):
     @property
     def is_study_script(self) -> bool:
         return self.script in STUDY_SCRIPTS
+
+    @property
+    def asked_year(self) -> int:
+        """The plan year the scenario asks about: explicit, else its effective date's."""
+        return self.plan_year or self.effective_date.year
+
+    def group_year(self, group: str) -> int:
+        """The plan year a question group asks about: a turn's explicit one, else the scenario's."""
+        years = [t.plan_year for t in self.groups().get(group, []) if t.plan_year is not None]
+        return max(years) if years else self.asked_year
+
+    def pending_items(self, facts: list[str], year: int) -> dict[str, str]:
+        """Of `facts`, those resting on a value pending in `year`, with why they are not scored."""
+        out: dict[str, str] = {}
+        for fact_id in facts:
+            fact = self.fact(fact_id)
+            pending = fact.pending_in(year) if fact is not None else None
+            if pending is not None:
+                out[fact_id] = pending.reason(f"the {year} value of {fact_id}")
+        return out
 
     def fact(self, fact_id: str) -> CanonicalFact | None:
         return self._facts().get(fact_id)

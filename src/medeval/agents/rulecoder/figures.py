@@ -25,6 +25,7 @@ from medeval.agents.rulecoder.reading import (
     named_as_past,
     negated_before,
 )
+from medeval.agents.rulecoder.seasons import YearValues, labelled_year, pending_in, values_in, year_values
 from medeval.agents.rulecoder.text import Clause
 from medeval.schemas import Scenario, Severity
 
@@ -106,6 +107,8 @@ class KeyQuantity:
     unit: str
     values: tuple[str, ...]
     multiples: bool
+    #: The values per plan year (None: pending); `values` are the asked year's.
+    years: YearValues = ()
 
 
 @dataclass(frozen=True)
@@ -118,10 +121,13 @@ class FigureFinding:
 
 def key_quantities(scenario: Scenario) -> list[KeyQuantity]:
     out = []
+    asked = scenario.asked_year
     for fact in scenario.canonical_facts:
-        if fact.patterns is None:
+        # A fact that rests on a pending value is not read: no figure is scored against a guess.
+        if fact.patterns is None or fact.pending is not None:
             continue
         for q in fact.patterns.quantities:
+            years = year_values(q, asked)
             out.append(
                 KeyQuantity(
                     (fact.fact_id,),
@@ -129,8 +135,9 @@ def key_quantities(scenario: Scenario) -> list[KeyQuantity]:
                     fact.statement,
                     tuple(q.about),
                     q.unit,
-                    tuple(q.values),
+                    values_in(years, asked) or (),
                     q.multiples,
+                    years,
                 )
             )
     return out
@@ -169,13 +176,16 @@ def _date_edge(match: re.Match[str]) -> str:
     return f"{'start' if match.group('start') else 'end'}:{day}"
 
 
-def _accepted(quantity: KeyQuantity, value: str | float, approximate: bool) -> bool:
+def _accepted(
+    quantity: KeyQuantity, value: str | float, approximate: bool, values: tuple[str, ...] | None = None
+) -> bool:
+    accepted = quantity.values if values is None else values
     if isinstance(value, str) and ":" in value:
         edge, day = value.split(":")
-        return any(w.split("..")[0 if edge == "start" else 1] == day for w in quantity.values)
+        return any(w.split("..")[0 if edge == "start" else 1] == day for w in accepted)
     if isinstance(value, str):
-        return value in quantity.values
-    for raw in quantity.values:
+        return value in accepted
+    for raw in accepted:
         right = float(raw)
         if abs(value - right) < 0.005:
             return True
@@ -267,6 +277,13 @@ def _other_year(text: str, current_year: int) -> bool:
     return any(int(y) != current_year for y in _YEAR.findall(text))
 
 
+def _compared_values(quantity: KeyQuantity, year: int) -> tuple[str, ...] | None:
+    """The values a figure of plan `year` is read against (None: pending or unknown there)."""
+    if not quantity.years:
+        return quantity.values
+    return values_in(quantity.years, year)
+
+
 def read_figures(clause: Clause, quantities: list[KeyQuantity], current_year: int) -> Iterator[FigureFinding]:
     """Each figure in the clause stated for one of the key's quantities with a value the key does
     not give: contradicted when its naming is close, doubtful when it is farther off."""
@@ -295,8 +312,17 @@ def read_figures(clause: Clause, quantities: list[KeyQuantity], current_year: in
                 or _EFFECTIVE.search(text[: match.start()])
             ):
                 continue
+            # A figure labelled with another plan year is read against that year's value when
+            # the key gives it ("$1,900 in 2026" is wrong about 2026); else as the past, as before.
+            labelled = labelled_year(text, match.start(), match.end())
+            year = labelled if labelled is not None and labelled != current_year else current_year
+            known = {id(m): _compared_values(m.quantity, year) for m in tied}
+            if year != current_year and not any(v for v in known.values()):
+                year = current_year
+            if year == current_year and any(pending_in(m.quantity.years, year) for m in tied):
+                continue
             if unit != "date_range" and (
-                named_as_past(text, match, current_year)
+                (year == current_year and named_as_past(text, match, current_year))
                 or (unit == "usd" and in_range(text, match))
                 or compared_against(text, match.start())
                 or negated_before(text, match.start())
@@ -308,11 +334,17 @@ def read_figures(clause: Clause, quantities: list[KeyQuantity], current_year: in
                 if unit == "date_range" or not about_other_quantity(text, match, m.quantity.statement)
             ]
             near = text[max(0, match.start() - 40) : match.end() + 20]
-            if not tied or _other_year(near, current_year):
+            if year != current_year:
+                tied = [m for m in tied if known.get(id(m))]
+            elif _other_year(near, current_year):
+                continue
+            if not tied:
                 continue
             approximate = bool(_APPROXIMATE.search(text[: match.start()]))
             value = _date_edge(match) if match.re is _DATE_EDGE else _value(unit, match)
-            if any(_accepted(m.quantity, value, approximate) for m in tied):
+            if any(
+                _accepted(m.quantity, value, approximate, _compared_values(m.quantity, year)) for m in tied
+            ):
                 continue
             # Named loosely: a rounded figure, or a value the key gives for another quantity of the
             # same unit, is no doubt.

@@ -58,7 +58,7 @@ def key_index(scenario: Scenario) -> KeyIndex:
         scenario,
         keyed_items(scenario),
         key_quantities(scenario),
-        scenario.effective_date.year,
+        scenario.asked_year,
         referral_facts(scenario),
     )
     if len(_INDEXES) >= _CAPACITY:

@@ -77,7 +77,8 @@ def keyed_items(scenario: Scenario) -> list[Keyed]:
             tuple(fact.patterns.stale),
         )
         for fact in scenario.canonical_facts
-        if fact.patterns
+        # A fact resting on a value pending in the year asked is not read (it is not scored).
+        if fact.patterns and fact.pending_in(scenario.asked_year) is None
     ]
     out.extend(
         _keyed(d.claim_id, d.severity, d.text, (), tuple(d.patterns), (), disallowed=True)

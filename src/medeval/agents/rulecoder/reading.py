@@ -96,7 +96,8 @@ _YEAR_BEFORE = re.compile(
 _CUE_AFTER = re.compile(
     r"^(?:(?:[^.;!?]|\.\d){0,30}\b(?:anymore|any more|previously)\b|\s+last year\b)", re.I
 )
-_YEAR_AFTER = re.compile(r"^\s+in (20\d\d)\b", re.I)
+# "in 2025", "(2025)", "for 2025" right after the figure.
+_YEAR_AFTER = re.compile(r"^\s*(?:\(\s*(?:in |for )?|,?\s*(?:in|for) )(20\d\d)\b", re.I)
 
 
 def named_as_past(text: str, match: re.Match[str], current_year: int) -> bool:

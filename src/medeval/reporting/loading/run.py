@@ -48,7 +48,8 @@ TRIAL_COLUMNS: dict[str, str] = {
     "final_scores": _SCORES,
     "groups": (
         f"STRUCT(question_group VARCHAR, turn_ids VARCHAR[], scored BOOLEAN, scores {_SCORES}, "
-        "ship_category VARCHAR, required_points VARCHAR[], deviations VARCHAR[])[]"
+        "ship_category VARCHAR, required_points VARCHAR[], deviations VARCHAR[], "
+        "pending STRUCT(item VARCHAR, reason VARCHAR)[])[]"
     ),
     "flags": (
         "STRUCT(refusal BOOLEAN, hallucinated_specifics BOOLEAN, needs_manual_review BOOLEAN, "

@@ -355,6 +355,23 @@ def integrity_lines(data: ReportData) -> list[str]:
     ]
 
 
+def pending_lines(data: ReportData) -> list[str]:
+    """Items not scored because the key's value is pending: only when there are any."""
+    if not data.pending:
+        return []
+    return [
+        "## Items awaiting a published value",
+        "",
+        "Not scored for any answer, never counted as an error or an omission (see `medeval keys status`).",
+        "",
+        *table(
+            ("Target", "Scenario", "Group", "Item", "Groups", "Reason"),
+            [(p.target, p.scenario_id, p.question_group, p.item, p.groups, p.reason) for p in data.pending],
+        ),
+        "",
+    ]
+
+
 def render(data: ReportData, paths: ReportPaths) -> str:
     runs = ", ".join(md_code(s.run_id) for s in data.snapshots)
     lines = [
@@ -383,6 +400,7 @@ def render(data: ReportData, paths: ReportPaths) -> str:
         *agreement_lines(data),
         *usage_lines(data),
         *unscored_lines(data),
+        *pending_lines(data),
         # What the numbers describe, after the numbers.
         *snapshot_lines(data),
     ]

@@ -12,6 +12,7 @@ from medeval.reporting.tables.contacts import ContactSummary
 from medeval.reporting.tables.corrected import Corrected
 from medeval.reporting.tables.findings import Findings
 from medeval.reporting.tables.headline import Headline
+from medeval.reporting.tables.pending import PendingRow
 from medeval.reporting.tables.people import HumanReview
 from medeval.reporting.tables.run_tables import ScenarioRow, ShipRow, TargetRow
 from medeval.reporting.tables.sensitivity import Sensitivity
@@ -40,6 +41,8 @@ class ReportData(BaseModel):
     consistency: list[Consistency] = []
     #: Contacts and links in the answers (None when no trial carries the check).
     contacts: ContactSummary | None = None
+    #: Checklist items resting on a key value not published yet (empty for a season fully known).
+    pending: list[PendingRow] = []
 
 
 class ReportPaths(BaseModel):
