@@ -27,7 +27,7 @@ from medeval.review.categories import (
     parse_category,
     parse_item_code,
 )
-from medeval.scenarios.load import bundled_scenarios_dir, expand_paths, scenario_problems
+from medeval.scenarios.load import expand_paths, scenario_problems, season_dir
 from medeval.schemas import Scenario
 
 DEFAULT_REFERENCE = "ship_reference_v1.jsonl"
@@ -68,7 +68,7 @@ def default_reference() -> Path:
 def load_scenarios(extra: list[Path]) -> dict[str, LoadedScenario]:
     """The bundled scenarios by id, with any --scenario files added (a given file wins)."""
     out: dict[str, LoadedScenario] = {}
-    for path in [*expand_paths([bundled_scenarios_dir()]), *expand_paths(extra)]:
+    for path in [*expand_paths([season_dir()]), *expand_paths(extra)]:
         scenario, problems = scenario_problems(path)
         if scenario is None or problems:
             if path in extra or any(path.is_relative_to(p) for p in extra if p.is_dir()):

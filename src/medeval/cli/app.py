@@ -13,6 +13,7 @@ from rich.console import Console
 
 from medeval.cli.calibrate import calibrate_command
 from medeval.cli.data import export_command, query_command
+from medeval.cli.keys import keys_app
 from medeval.cli.models import models_command
 from medeval.cli.plan import plan_command
 from medeval.cli.report import compare_command, report_command
@@ -322,6 +323,9 @@ def demo(
         "runs"
     ),
     seed: Annotated[int, typer.Option(help="Run seed")] = 42,
+    season: Annotated[
+        str, typer.Option(help="Plan year of the bundled keys: 2026, or 2027 (the scenarios it changes)")
+    ] = "2026",
 ) -> None:
     """Run the bundled scenarios against the offline fake targets with the rules judges."""
     from medeval.cli.calibrate import print_demo_validity
@@ -329,10 +333,10 @@ def demo(
     from medeval.cli.summary import print_summary
     from medeval.engine.config import RunConfig
     from medeval.engine.orchestrator import run
-    from medeval.scenarios.load import bundled_scenarios_dir
+    from medeval.scenarios.load import season_dir
 
     config = RunConfig(
-        scenarios=[bundled_scenarios_dir()],
+        scenarios=[season_dir(season)],
         targets=list(DEMO_TARGETS),
         judges=[DEFAULT_JUDGE],
         judge_count=2,
@@ -350,6 +354,7 @@ app.command("report")(report_command)
 app.command("compare")(compare_command)
 app.command("models")(models_command)
 app.add_typer(review_app, name="review")
+app.add_typer(keys_app, name="keys")
 app.command("calibrate")(calibrate_command)
 app.command("export")(export_command)
 app.command("query")(query_command)

@@ -125,8 +125,25 @@ def _may_be_scenario(path: Path) -> bool:
 
 
 def bundled_scenarios_dir() -> Path:
-    """The scenario library shipped inside the package (the repository's scenarios/ links to it)."""
+    """The scenario library shipped inside the package (the repository's scenarios/ links to it),
+    every season's keys; a run takes one season's (`season_dir`)."""
     return Path(str(files("medeval").joinpath("scenarios")))
+
+
+#: The bundled seasons by plan year: each folder holds that plan year's keys under the same scenario
+#: ids, so runs on two seasons compare group by group. A season's keys are never edited once run on
+#: (reproducibility); a new season gets a new folder.
+SEASONS: dict[str, str] = {"2026": "v1", "2027": "v2027"}
+DEFAULT_SEASON = "2026"
+
+
+def season_dir(season: str = DEFAULT_SEASON) -> Path:
+    """The bundled keys of one plan year ("2026", "2027"; the folder name works too)."""
+    folder = SEASONS.get(season, season)
+    if folder not in SEASONS.values():
+        known = ", ".join(SEASONS)
+        raise ScenarioError(f"no bundled season {season!r}; bundled seasons: {known}")
+    return bundled_scenarios_dir() / folder
 
 
 def upgrade_scenario_file(path: Path, *, in_place: bool = False) -> tuple[Path, Path | None] | None:

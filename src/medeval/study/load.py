@@ -20,7 +20,7 @@ from medeval.engine.config import (
 )
 from medeval.errors import ConfigError, UserError
 from medeval.records.hashing import sha256_file
-from medeval.scenarios.load import bundled_scenarios_dir, expand_paths, load_scenario
+from medeval.scenarios.load import expand_paths, load_scenario, season_dir
 from medeval.study.model import PromptChoice, StudyFile
 
 
@@ -65,7 +65,7 @@ def _prompt(base: Path, choice: PromptChoice) -> SystemPrompt | None:
 def scenario_paths(study: StudyFile, base: Path) -> list[Path]:
     paths = [base / p for p in study.scenarios.paths]
     if study.scenarios.bundled:
-        paths.append(bundled_scenarios_dir())
+        paths.append(season_dir(study.scenarios.season))
     return paths
 
 

@@ -44,6 +44,7 @@ class StudyTarget(TargetDefaults):
 
 class StudyScenarios(_Study):
     bundled: bool = Field(default=False, description="The scenarios shipped with medeval")
+    season: str = Field(default="2026", description="With bundled: the plan year of the bundled keys")
     paths: list[str] = Field(default_factory=list, description="--scenario, relative to the study file")
     ids: list[str] = Field(default_factory=list, description="--scenario-id")
     tags: list[str] = Field(default_factory=list, description="--scenario-tag")

@@ -319,7 +319,9 @@ def read_figures(clause: Clause, quantities: list[KeyQuantity], current_year: in
             known = {id(m): _compared_values(m.quantity, year) for m in tied}
             if year != current_year and not any(v for v in known.values()):
                 year = current_year
-            if year == current_year and any(pending_in(m.quantity.years, year) for m in tied):
+            # A quantity whose value in that year is pending reads no figure.
+            tied = [m for m in tied if not pending_in(m.quantity.years, year)]
+            if not tied:
                 continue
             if unit != "date_range" and (
                 (year == current_year and named_as_past(text, match, current_year))
