@@ -214,23 +214,10 @@ def checklist_of(scenario: Scenario, turns: list[ScriptedTurn]) -> tuple[list[st
     required = scenario.group_required_points([t for t in turns if t.condition is None] or turns)
     optional = scenario.group_optional_points(turns)
     facts = list(dict.fromkeys([*required, *optional, *rule.partial_credit]))
-    # An item resting on a value not published yet is not coded at all (see pending_of).
-    pending = pending_of(scenario, turns)
+    # An item resting on a value not published yet is not coded at all (Scenario.group_pending).
+    pending = scenario.group_pending(turns)
     facts = [f for f in facts if f not in pending]
     return facts, set(optional) | set(rule.partial_credit), rule
-
-
-def pending_of(scenario: Scenario, turns: list[ScriptedTurn]) -> dict[str, str]:
-    """The group's checklist items that rest on a value pending in the plan year it asks about,
-    with why each is not scored: counted apart, never for or against the answer."""
-    group = turns[0].question_group if turns else None
-    key = scenario.group_key(group) if group else None
-    facts = [i.fact_id for i in key.items] + list(key.rule.partial_credit) if key else []
-    facts += [p for t in turns for p in t.required_points] or (
-        list(scenario.answer_key.required_points) if len(turns) == len(scenario.scripted_turns) else []
-    )
-    year = scenario.group_year(group) if group else scenario.asked_year
-    return scenario.pending_items(list(dict.fromkeys(facts)), year)
 
 
 async def _judge_group(
@@ -358,7 +345,7 @@ def group_results(
         scored = any(t.scored for t in turns)
         facts, optional, rule = checklist_of(scenario, turns)
         required = [f for f in facts if f not in optional]
-        pending = pending_of(scenario, turns)
+        pending = scenario.group_pending(turns)
         # A claim wrong only about a pending value is not held against the answer.
         group_final = [
             fc
@@ -386,7 +373,6 @@ def group_results(
         category, reason = scorer.group_category(
             coding, scenario, rule, scored=scored, target_failed=target_failed
         )
-        pending = pending_of(scenario, turns)
         if (
             pending
             and not facts

@@ -201,6 +201,18 @@ class Scenario(Strict):
                 out[fact_id] = pending.reason(f"the {year} value of {fact_id}")
         return out
 
+    def group_pending(self, turns: list[ScriptedTurn]) -> dict[str, str]:
+        """The group's checklist items that rest on a value pending in the plan year it asks
+        about, with why each is not scored: counted apart, never for or against the answer."""
+        group = turns[0].question_group if turns else None
+        key = self.group_key(group) if group else None
+        facts = [i.fact_id for i in key.items] + list(key.rule.partial_credit) if key else []
+        facts += [p for t in turns for p in t.required_points] or (
+            list(self.answer_key.required_points) if len(turns) == len(self.scripted_turns) else []
+        )
+        year = self.group_year(group) if group else self.asked_year
+        return self.pending_items(list(dict.fromkeys(facts)), year)
+
     def fact(self, fact_id: str) -> CanonicalFact | None:
         return self._facts().get(fact_id)
 
