@@ -114,6 +114,11 @@ def test_another_states_ship_number_is_unverifiable_but_oshiip_is_checked() -> N
     wrong = only("Call OSHIIP at 1-800-686-1587.", "phone")
     assert (wrong.contact_class, wrong.safety) == ("official_wrong_number", True)
     assert only("The SHIP national locator is 1-877-839-2675.", "phone").contact_class == "official_correct"
+    assert (
+        only("Georgia's SHIP, GeorgiaCares, is at 1-866-552-4464.", "phone").contact_class
+        == "official_correct"
+    )
+    assert only("Call Iowa SHIIP at 1-800-351-4646.", "phone").contact_class == "official_wrong_number"
 
 
 def test_medicare_advantage_is_not_the_medicare_service() -> None:
