@@ -106,13 +106,15 @@ def test_duplicate_ids_and_dangling_references_are_errors(tmp_path: Path) -> Non
     )
 
 
-def test_a_fact_without_an_effective_date_is_an_error(tmp_path: Path) -> None:
+def test_a_fact_without_an_effective_date_takes_the_scenarios_with_a_warning(tmp_path: Path) -> None:
     data = base()
     del key(data)["canonical_facts"][0]["effective_date"]
-    found = errors(lint_file(write(tmp_path, data), plan_year=2026))
-    assert found == [
-        f"error: {tmp_path / 'scenario.json'}: $.answer_key.canonical_facts[0].effective_date: "
-        "fact 'F1' has no effective_date; add the date from which the fact holds (YYYY-MM-DD)"
+    findings = lint_file(write(tmp_path, data), plan_year=2026)
+    assert errors(findings) == []
+    assert warnings(findings) == [
+        f"warning: {tmp_path / 'scenario.json'}: $.answer_key.canonical_facts[0].effective_date: "
+        f"fact 'F1' has no effective_date, so it takes the scenario's ({data['effective_date']}); "
+        "add one where the fact holds from another date (YYYY-MM-DD)"
     ]
 
 

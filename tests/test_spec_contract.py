@@ -250,3 +250,19 @@ def test_the_specification_command_line_works_without_the_virtualenv_on_the_path
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and "run `make demo`" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_facts_without_their_own_date_take_the_scenarios_in_validate_and_run(tmp_path: Path) -> None:
+    data = spec_scenario()
+    for fact in data["answer_key"]["canonical_facts"]:
+        del fact["effective_date"]  # exactly as the specification shows a fact
+    path = tmp_path / "spec_exact.json"
+    path.write_text(json.dumps(data, ensure_ascii=False))
+    done = medeval("validate", str(path), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "fact 'F1' has no effective_date, so it takes the scenario's (2026-01-01)" in done.stderr
+    assert "error" not in done.stderr
+    scenario = Scenario.model_validate(data)
+    assert {str(f.effective_date) for f in scenario.canonical_facts} == {"2026-01-01"}
+    done = medeval("run", "-s", str(path), "-t", "fake:accurate", "--out", "out", "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr

@@ -81,7 +81,7 @@ def lint_file(path: Path, *, plan_year: int | None = None, today: date | None = 
         data = upgrade_scenario_data(data)
     _schema(data, out)
     facts = _dicts(_key(data).get("canonical_facts"))
-    fact_ids = _fact_checks(facts, out)
+    fact_ids = _fact_checks(facts, out, data.get("effective_date"))
     _reference_checks(data, fact_ids, out)
     _pattern_checks(data, facts, out)
     _date_checks(data, facts, plan_year or date.today().year, out)
@@ -136,7 +136,7 @@ def _schema(data: dict[str, Any], out: _Collector) -> None:
             out.error(loc, reason)
 
 
-def _fact_checks(facts: list[tuple[int, dict[str, Any]]], out: _Collector) -> set[str]:
+def _fact_checks(facts: list[tuple[int, dict[str, Any]]], out: _Collector, scenario_date: Any) -> set[str]:
     seen: set[str] = set()
     for i, fact in facts:
         fact_id = fact.get("fact_id")
@@ -154,10 +154,13 @@ def _fact_checks(facts: list[tuple[int, dict[str, Any]]], out: _Collector) -> se
                 ("answer_key", "canonical_facts", i, "source"),
                 f"fact {name} has no source; add the document and its section or page",
             )
-        if not fact.get("effective_date"):
-            out.error(
+        if not fact.get("effective_date") and scenario_date:
+            # The specification's own shape dates the scenario, not each fact: `run` accepts it, and
+            # so does `validate` (schemas/scenario.py gives the fact the scenario's date).
+            out.warning(
                 ("answer_key", "canonical_facts", i, "effective_date"),
-                f"fact {name} has no effective_date; add the date from which the fact holds (YYYY-MM-DD)",
+                f"fact {name} has no effective_date, so it takes the scenario's ({scenario_date}); "
+                "add one where the fact holds from another date (YYYY-MM-DD)",
             )
     return seen
 

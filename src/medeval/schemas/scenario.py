@@ -153,6 +153,15 @@ class Scenario(Strict):
     def _upgrade(cls, data: Any) -> Any:
         return upgrade_scenario_data(data)
 
+    @model_validator(mode="after")
+    def _facts_inherit_the_date(self) -> Scenario:
+        # The specification dates the scenario, not each fact: a fact without its own date holds
+        # from the scenario's.
+        for fact in self.answer_key.canonical_facts:
+            if fact.effective_date is None:
+                fact.effective_date = self.effective_date
+        return self
+
     @field_validator("scripted_turns", mode="before")
     @classmethod
     def _turns_from_strings(cls, value: Any) -> Any:
