@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from medeval.agents import questioner
 from medeval.engine.config import RunConfig
 from medeval.engine.orchestrator import run
@@ -52,6 +54,11 @@ def test_chatbot_questions_skip_offers_and_pleasantries() -> None:
     text = "Happy to help. What is your ZIP code? Would you like me to compare plans? Anything else?"
     assert questioner.chatbot_questions(text) == ["What is your ZIP code?"]
     assert questioner.chatbot_questions("Medicare has four parts.") == []
+    # An invitation to ask is answered by the next scripted question, not by the persona.
+    assert questioner.chatbot_questions("Of course! What would you like to know first?") == []
+    assert questioner.chatbot_questions("What's your first question? What is your ZIP code?") == [
+        "What is your ZIP code?"
+    ]
 
 
 def test_scripted_reply_matches_a_pattern_or_leaves_it_to_the_default() -> None:
@@ -179,3 +186,36 @@ def test_report_highlights_claims_in_the_answer_after_the_persona_reply(tmp_path
     span = claim.quote_spans[0]
     start = span.start - (len(first) + 2)
     assert coded[span.start : span.end] == answer[start : start + span.end - span.start]
+
+
+def test_the_persona_answers_a_question_asked_in_reply_to_the_opening_statement(tmp_path: Path) -> None:
+    script = SCENARIOS / "ship_medicare_only.json"
+    record = one_trial(tmp_path / "early", script, "fake:asks_zip_early")
+    turns = [(t.role, t.turn_id, t.reply_to) for t in record.conversation]
+    assert turns[:4] == [
+        ("user", "opening", None),
+        ("assistant", "opening", None),
+        ("user", "opening.r1", "opening"),
+        ("assistant", "opening.r1", "opening"),
+    ]
+    assert record.conversation[1].text == "Happy to help. First, what is your ZIP code?"
+    assert record.conversation[2].text == "My ZIP code is 43215."
+    # Told at the opening, the chatbot answers the first scripted question at once: no reply to Q1.
+    assert turns[4:6] == [("user", "Q1", None), ("assistant", "Q1", None)]
+    assert [t.reply_to for t in record.conversation if t.reply_to] == ["opening", "opening"]
+    direct = one_trial(tmp_path / "direct", script, "fake:accurate")
+    assert {g.question_group: g.ship_category for g in record.groups} == {
+        g.question_group: g.ship_category for g in direct.groups
+    }
+
+
+def test_a_question_nobody_can_answer_is_warned_about(tmp_path: Path) -> None:
+    data = json.loads(scenario_file(tmp_path, scripted=False).read_text())
+    data["opening_statement"] = "Hello, I have a question about Medicare."
+    path = tmp_path / "no_replies.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.warns(
+        UserWarning, match="turn opening: the chatbot asked the beneficiary a question"
+    ) as caught:
+        one_trial(tmp_path, path, "fake:asks_zip_early")
+    assert "add persona_replies to the scenario or pass --questioner MODEL" in str(caught[0].message)

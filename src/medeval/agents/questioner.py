@@ -16,7 +16,10 @@ DONT_KNOW = "I'm sorry, I don't know that."
 # Questions that offer something rather than ask the beneficiary for a fact: nobody answers them.
 _OFFER = re.compile(
     r"^(?:would|do)\s+you\s+(?:like|want)\b|^(?:shall|should)\s+i\b|"
-    r"\b(?:anything else|any other questions?|help you with|more questions?|can i help)\b",
+    r"\b(?:anything else|any other questions?|help you with|more questions?|can i help)\b|"
+    # An invitation to ask ("What would you like to know first?") is answered by the next question.
+    r"^what(?:'s| is| would| do)\s+(?:your\s+(?:first\s+)?question|you\s+(?:like|want)\s+to\s+"
+    r"(?:know|ask|start|talk|discuss|cover))\b",
     re.I,
 )
 _QUESTION = re.compile(r"[^.!?\n]*\?")

@@ -5,6 +5,7 @@ Steps 4 to 6 of a run: the questioner asks and the target answers; judging.py do
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -232,9 +233,12 @@ async def _converse(
         if response is None:
             break
         if turn is None:
+            # The most natural place to ask "what is your ZIP code?" is in reply to the opening: the
+            # persona answers there too, before the first scripted question.
+            await _answer_back(talk, turn_id, None, text, response.text, key, unscored)
             answers[turn_id] = response.text
             continue
-        exchanges = await _answer_back(talk, turn, text, response.text, key, unscored)
+        exchanges = await _answer_back(talk, turn_id, group, text, response.text, key, unscored)
         answers[turn_id] = answered_text(response.text, exchanges)
         talk.convo.answered.append(Answered(turn, text, answers[turn_id], exchanges))
         if talk.convo.failed_at is not None:
@@ -243,13 +247,27 @@ async def _converse(
 
 
 async def _answer_back(
-    talk: _Talk, turn: ScriptedTurn, question: str, said: str, key: str, unscored: list[Unscored]
+    talk: _Talk,
+    turn_id: str,
+    group: str | None,
+    question: str,
+    said: str,
+    key: str,
+    unscored: list[Unscored],
 ) -> list[tuple[str, str]]:
     """The persona's replies while the chatbot asks the beneficiary something (scripted replies
     first, then the questioner model, then the scenario's default), each a recorded turn."""
     scenario, config = talk.plan.scenario, talk.config
     scripted = scenario.persona_replies
     if scripted is None and not config.questioner:
+        if questioner.chatbot_questions(said) and config.persona_replies:
+            # One line per scenario and turn (the warnings registry drops repeats), not per trial.
+            warnings.warn(
+                f"scenario {scenario.scenario_id}, turn {turn_id}: the chatbot asked the beneficiary "
+                "a question nobody answered (the scenario has no persona_replies and the run no "
+                "--questioner); add persona_replies to the scenario or pass --questioner MODEL",
+                stacklevel=2,
+            )
         return []
     limit = min(config.persona_replies, scripted.max_exchanges if scripted else config.persona_replies)
     exchanges: list[tuple[str, str]] = []
@@ -265,16 +283,18 @@ async def _answer_back(
                 scenario,
                 question,
                 said,
-                derive_seed(config.seed, "questioner", key, turn.turn_id, n),
-                talk.base.model_copy(update={"role": "questioner", "turn_id": turn.turn_id}),
+                derive_seed(config.seed, "questioner", key, turn_id, n),
+                talk.base.model_copy(update={"role": "questioner", "turn_id": turn_id}),
             )
             if problem:
-                unscored.append(Unscored(item=f"turn {turn.turn_id}: persona reply", reason=problem))
-        if reply is None and scripted is not None:
+                unscored.append(Unscored(item=f"turn {turn_id}: persona reply", reason=problem))
+        if reply is None and scripted is not None and turn_id != OPENING_TURN:
+            # Not after the opening: "What would you like to know?" is answered by the first
+            # scripted question, not by the scenario's "I don't know".
             reply = scripted.default
         if reply is None:
             break
-        response = await talk.say(f"{turn.turn_id}.r{n}", reply, turn.question_group, reply_to=turn.turn_id)
+        response = await talk.say(f"{turn_id}.r{n}", reply, group, reply_to=turn_id)
         if response is None:
             break
         exchanges.append((reply, response.text))

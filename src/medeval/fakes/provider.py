@@ -1,9 +1,10 @@
 """The offline fake provider: canned target profiles and seeded judges, no network, no key.
 
 Specs:
-- `fake:<profile>` (accurate, incomplete, outdated, invented, refusal, asks_zip): a target that
-  answers each scenario turn from `data/fake_profiles/<profile>.json`. A profile may borrow another's
-  answers (`responses_from`) and ask the beneficiary a question before answering (`ask_first`).
+- `fake:<profile>` (accurate, incomplete, outdated, invented, refusal, asks_zip, asks_zip_early): a
+  target that answers each scenario turn from `data/fake_profiles/<profile>.json`. A profile may
+  borrow another's answers (`responses_from`) and ask the beneficiary a question before answering
+  (`ask_first`).
 - `fake:judge`: a judge that returns schema-valid JSON, derived from the request and its seed.
 - `fake:garbage`: a judge that never returns valid JSON (exercises the unscored path).
 - `fake:flaky`: like `fake:judge`, but the first attempt at each request returns broken JSON.
@@ -99,6 +100,7 @@ class FakeTarget(_FakeBase):
 
     With `ask_first` {"question", "answered_by"}, a scripted turn is met with the question until
     something the beneficiary said matches `answered_by` (a regex); then the canned answer comes.
+    With "at_opening" the opening statement is met with the question too.
     Asked to search (`web_search`), it cites FAKE_CITATION as a search-enabled provider would."""
 
     web_search = True
@@ -109,7 +111,7 @@ class FakeTarget(_FakeBase):
         turn_id = request.metadata.get("turn_id", "")
         scripted = request.metadata.get("reply_to", turn_id)
         ask = profile.get("ask_first")
-        if ask and turn_id != "opening":
+        if ask and (turn_id != "opening" or ask.get("at_opening")):
             # Like a chatbot that remembers: once the beneficiary has said it, it is not asked again.
             told = any(
                 re.search(ask["answered_by"], m.content, re.I) for m in request.messages if m.role == "user"
