@@ -169,4 +169,8 @@ def test_calibrate_names_a_missing_reference_file(
     code, _, stderr = cli(
         monkeypatch, capsys, "calibrate", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path)
     )
-    assert code == 2 and len(stderr.strip().splitlines()) == 1 and "no such reference file" in stderr
+    assert (
+        code == 2
+        and len(stderr.strip().splitlines()) == 1
+        and "no such file; pass the reference set" in stderr
+    )

@@ -40,7 +40,7 @@ def one_error(code: int, errors: str) -> str:
 @pytest.mark.parametrize(
     ("content", "problem"),
     [
-        (None, "cannot read it (No such file or directory)"),
+        (None, "no such file"),
         ("{not json", "line 1 column 2: not JSON"),
         ('{"as_of": "2026-01-01"}', "not a price table (currency: Field required"),
     ],

@@ -154,7 +154,7 @@ def test_a_missing_system_prompt_file_is_one_line(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
-    assert "system prompt nope.txt: cannot read it" in done.stderr
+    assert "nope.txt: no such file; pass the system prompt file" in done.stderr
 
 
 def test_default_run_sends_no_system_prompt_and_1024_tokens(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from medeval.errors import UserError
 from medeval.records.hashing import sha256_file
+from medeval.records.user_files import REFERENCE_MAX_BYTES, read_user_text
 from medeval.review.categories import (
     ACCEPTED,
     ITEM_CODES,
@@ -147,12 +148,8 @@ def _one(raw: Any, number: int, scenarios: dict[str, LoadedScenario], where: str
 
 
 def load_reference(path: Path, scenarios: dict[str, LoadedScenario]) -> ReferenceSet:
-    if not path.is_file():
-        raise UserError(f"{path}: no such reference file; pass a JSONL file (docs/methodology.md) or omit it")
-    try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(f"{path}: cannot read it as UTF-8 text ({error})") from None
+    text = read_user_text(path, limit=REFERENCE_MAX_BYTES, what="reference set (JSONL)", encoding="utf-8-sig")
+    lines = text.splitlines()
     answers: list[ReferenceAnswer] = []
     problems: list[str] = []
     seen: dict[str, int] = {}

@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from medeval.adapters.base import Usage
 from medeval.adapters.registry import parse_spec
-from medeval.errors import ConfigError
+from medeval.errors import ConfigError, UserError
+from medeval.records.user_files import PRICES_MAX_BYTES, read_user_text
 
 #: Budgeting guesses for one call when nothing has been measured yet: a multi-turn history or a
 #: judge prompt with its answer key in, a paragraph or a JSON verdict list out.
@@ -139,10 +140,13 @@ def load_prices(path: Path | None = None) -> PriceTable:
         return PriceTable.model_validate_json(bundled)
     fix = f"fix the file, or unset {PRICES_ENV} to use the bundled price table"
     try:
-        return PriceTable.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError) as error:
-        problem = getattr(error, "strerror", None) or str(error)
-        raise ConfigError(f"{PRICES_ENV}={path}: cannot read it ({problem}); {fix}") from None
+        text = read_user_text(path, limit=PRICES_MAX_BYTES, what="price table", fix=fix)
+    except UserError as error:
+        raise ConfigError(f"{PRICES_ENV}={error}") from None
+    try:
+        return PriceTable.model_validate(json.loads(text))
+    except RecursionError:
+        raise ConfigError(f"{PRICES_ENV}={path}: nested too deeply to be a price table; {fix}") from None
     except json.JSONDecodeError as error:
         raise ConfigError(
             f"{PRICES_ENV}={path}: line {error.lineno} column {error.colno}: not JSON ({error.msg}); {fix}"

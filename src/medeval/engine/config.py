@@ -12,8 +12,8 @@ from medeval.adapters.base import ReasoningEffort
 from medeval.calls.batching.settings import BatchSettings
 from medeval.calls.cache import CacheMode
 from medeval.engine.defaults import DEFAULT_JUDGE as DEFAULT_JUDGE
-from medeval.errors import UserError
 from medeval.records.hashing import sha256_text
+from medeval.records.user_files import PROMPT_MAX_BYTES, read_user_text
 from medeval.schemas._base import Identifier
 
 DEFAULT_MAX_OUTPUT_TOKENS = 1024
@@ -34,12 +34,7 @@ class SystemPrompt(_Config):
 
     @classmethod
     def read(cls, path: Path) -> SystemPrompt:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise UserError(
-                f"system prompt {path}: cannot read it as UTF-8 text ({error}); pass an existing text file"
-            ) from None
+        text = read_user_text(path, limit=PROMPT_MAX_BYTES, what="system prompt")
         return cls(text=text, path=str(path), sha256=sha256_text(text))
 
     @classmethod

@@ -20,11 +20,14 @@ from pydantic import BaseModel
 from medeval.errors import UserError
 from medeval.records.hashing import sha256_file
 from medeval.records.storage import MANIFEST, run_lock, utc_now
+from medeval.records.user_files import CODES_MAX_BYTES, read_user_text
 from medeval.review.categories import ACCEPTED, ITEM_CODES, parse_category, parse_item_code
 from medeval.review.export import CODES_FORMAT
 from medeval.review.items import ReviewItem, build_items, load_run
 from medeval.review.store import Decision, ReviewImport, append_import, read_imports
 
+#: A coder's note on one group: room for a paragraph of reasons, not for a pasted document.
+MAX_NOTE_CHARS = 10_000
 _CODER = re.compile(r"^[\w][\w .@'\-]{0,79}$")
 
 
@@ -44,12 +47,7 @@ class ImportResult(BaseModel):
 
 def read_codes(path: Path) -> CodesFile:
     """The JSON file the coding page downloads, or the export's CSV filled in a spreadsheet."""
-    if not path.is_file():
-        raise UserError(f"{path}: no such file; pass the codes file the coding page downloaded")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(f"{path}: cannot read it as UTF-8 text ({error}); pass the downloaded file") from None
+    text = read_user_text(path, limit=CODES_MAX_BYTES, what="codes", encoding="utf-8-sig")
     if path.suffix.lower() == ".csv":
         rows = list(csv.DictReader(io.StringIO(text)))
         if rows and "item_id" not in rows[0]:
@@ -64,6 +62,8 @@ def read_codes(path: Path) -> CodesFile:
         data = json.loads(text)
     except ValueError as error:
         raise UserError(f"{path}: not JSON ({error}); pass the file the coding page downloaded") from None
+    except RecursionError:
+        raise UserError(f"{path}: nested too deeply to be a codes file; pass the downloaded file") from None
     if (
         not isinstance(data, dict)
         or data.get("format") != CODES_FORMAT
@@ -156,6 +156,13 @@ def check_codes(
                 f"use {ACCEPTED}"
             )
             continue
+        note = str(entry.get("note") or "").strip()
+        if len(note) > MAX_NOTE_CHARS:
+            problems.append(
+                f"{label} {where}: item {item_id}: the note is {len(note):,} characters; a note may have "
+                f"at most {MAX_NOTE_CHARS:,} (MAX_NOTE_CHARS): shorten it"
+            )
+            continue
         raw_codes = _item_codes(entry.get("item_codes"))
         facts = {f.fact_id for f in item.facts}
         item_codes: dict[str, Any] = {}
@@ -192,7 +199,7 @@ def check_codes(
                 category=category,
                 item_codes=item_codes,
                 judge_item_codes={f.fact_id: f.judge_code for f in item.facts if f.judge_code},
-                note=str(entry.get("note") or "").strip(),
+                note=note,
             )
         )
     if not codes.entries:

@@ -16,7 +16,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from medeval.agents.rules import states_stale_figure
-from medeval.scenarios.load import json_path
+from medeval.errors import UserError
+from medeval.scenarios.load import json_path, read_scenario_text, turn_limit_problem
 from medeval.schemas import STUDY_SCRIPTS, Scenario, VariationKnobs, upgrade_scenario_data
 
 Level = Literal["error", "warning"]
@@ -56,12 +57,9 @@ def lint_file(path: Path, *, plan_year: int | None = None, today: date | None = 
     `today` (against which pending values' expected dates are read) to today."""
     out = _Collector(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        out.error(None, f"cannot read file ({error.strerror or error})")
-        return out.findings
-    except UnicodeDecodeError:
-        out.error(None, "not UTF-8 text; save the scenario as UTF-8 JSON")
+        data = json.loads(read_scenario_text(path))
+    except UserError as error:
+        out.error(None, str(error).removeprefix(f"{path}: "))
         return out.findings
     except json.JSONDecodeError as error:
         out.error(None, f"line {error.lineno} column {error.colno}: invalid JSON ({error.msg})")
@@ -79,6 +77,12 @@ def lint_file(path: Path, *, plan_year: int | None = None, today: date | None = 
             f"but `medeval validate --upgrade {path}` rewrites it in the specification's shape",
         )
         data = upgrade_scenario_data(data)
+    turns = data.get("scripted_turns")
+    too_long = turn_limit_problem(path, len(turns)) if isinstance(turns, list) else None
+    if too_long:
+        # What `run` refuses, validate refuses; the other checks would only repeat per turn.
+        out.error(None, too_long.removeprefix(f"{path}: "))
+        return out.findings
     _schema(data, out)
     facts = _dicts(_key(data).get("canonical_facts"))
     fact_ids = _fact_checks(facts, out, data.get("effective_date"))

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from medeval.errors import ScenarioError
+from medeval.errors import ScenarioError, UserError
 from medeval.records.hashing import sha256_file
+from medeval.records.user_files import SCENARIO_MAX_BYTES, read_user_text
 from medeval.schemas import Scenario, upgrade_scenario_data
 
 
@@ -24,16 +25,33 @@ def json_path(loc: tuple[int | str, ...]) -> str:
 #: Scripted turns one scenario may have: the longest SHIP script has 17; a 500-turn scenario is a
 #: mistake, and every turn resends the whole history to the target.
 MAX_SCENARIO_TURNS = 100
+#: Folders and JSON files a directory walk looks at before it gives up: `-s /` must not walk the disk.
+MAX_WALK_FOLDERS = 5_000
+MAX_WALK_FILES = 5_000
+
+
+def read_scenario_text(path: Path) -> str:
+    """The file's text, bounded (records.user_files): a UserError for a device, a folder, a file
+    over SCENARIO_MAX_BYTES or one that is not UTF-8."""
+    return read_user_text(path, limit=SCENARIO_MAX_BYTES, what="scenario")
+
+
+def turn_limit_problem(path: Path, turns: int) -> str | None:
+    """The one limit `run` and `validate` both hold a scenario to beyond its schema."""
+    if turns <= MAX_SCENARIO_TURNS:
+        return None
+    return (
+        f"{path}: $.scripted_turns: {turns} turns; a scenario may have at most {MAX_SCENARIO_TURNS} "
+        "(MAX_SCENARIO_TURNS): split it into several scenarios"
+    )
 
 
 def scenario_problems(path: Path) -> tuple[Scenario | None, list[str]]:
     """The scenario, or None, and every problem as "file: $.json.path: reason"."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        return None, [f"{path}: cannot read file ({error.strerror or error})"]
-    except UnicodeDecodeError:
-        return None, [f"{path}: not UTF-8 text; save the scenario as UTF-8 JSON"]
+        text = read_scenario_text(path)
+    except UserError as error:
+        return None, [str(error)]
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
@@ -55,12 +73,9 @@ def scenario_problems(path: Path) -> tuple[Scenario | None, list[str]]:
     problems = [
         f"{path}: {json_path(())}.{where}: {reason}" for where, reason in scenario.reference_problems()
     ]
-    turns = len(scenario.scripted_turns)
-    if turns > MAX_SCENARIO_TURNS:
-        problems.append(
-            f"{path}: $.scripted_turns: {turns} turns; a scenario may have at most {MAX_SCENARIO_TURNS} "
-            "(MAX_SCENARIO_TURNS): split it into several scenarios"
-        )
+    too_long = turn_limit_problem(path, len(scenario.scripted_turns))
+    if too_long:
+        problems.append(too_long)
     return scenario, problems
 
 
@@ -103,23 +118,35 @@ SCENARIO_FIELDS = frozenset({"scenario_id", "script", "scripted_turns", "canonic
 
 def _walk_json(directory: Path) -> list[Path]:
     found: list[Path] = []
-    for root, folders, names in os.walk(directory):
+    for visited, (root, folders, names) in enumerate(os.walk(directory), start=1):
         here = Path(root)
         folders[:] = sorted(
             f
             for f in folders
-            if not f.startswith(".") and f not in SKIPPED_FOLDERS and not (here / f / "pyvenv.cfg").exists()
+            if not f.startswith(".") and f not in SKIPPED_FOLDERS and not _is_virtualenv(here / f)
         )
         found.extend(here / n for n in sorted(names) if n.endswith(".json") and not n.startswith("."))
+        if visited > MAX_WALK_FOLDERS or len(found) > MAX_WALK_FILES:
+            raise ScenarioError(
+                f"{directory}: more than {MAX_WALK_FOLDERS:,} folders or {MAX_WALK_FILES:,} JSON files "
+                "under it; pass the folder that holds the scenarios, e.g. scenarios/v1"
+            )
     return found
+
+
+def _is_virtualenv(folder: Path) -> bool:
+    try:
+        return (folder / "pyvenv.cfg").exists()
+    except OSError:  # a folder we may not look into is skipped
+        return True
 
 
 def _may_be_scenario(path: Path) -> bool:
     """False only for a readable JSON object with no scenario field (a manifest, a price table); a
     file that does not even parse is kept, so its author hears why."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        data = json.loads(read_scenario_text(path))
+    except (UserError, ValueError, RecursionError):
         return True
     return not isinstance(data, dict) or bool(SCENARIO_FIELDS & data.keys())
 
@@ -151,8 +178,8 @@ def upgrade_scenario_file(path: Path, *, in_place: bool = False) -> tuple[Path, 
     NAME.upgraded.json, or in place keeping NAME.json.bak. None when the file is already canonical.
     Returns (written file, backup or None)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        data = json.loads(read_scenario_text(path))
+    except (json.JSONDecodeError, RecursionError) as error:
         raise ScenarioError(f"{path}: cannot upgrade: not a readable JSON scenario ({error})") from None
     upgraded = upgrade_scenario_data(data)
     if upgraded is data:

@@ -20,6 +20,7 @@ from medeval.engine.config import (
 )
 from medeval.errors import ConfigError, UserError
 from medeval.records.hashing import sha256_file
+from medeval.records.user_files import STUDY_MAX_BYTES, read_user_text
 from medeval.scenarios.load import expand_paths, load_scenario, season_dir
 from medeval.study.model import PromptChoice, StudyFile
 
@@ -34,13 +35,13 @@ def _where(loc: tuple[int | str, ...]) -> str:
 def read_study(path: Path) -> tuple[StudyFile | None, list[str]]:
     """The parsed study and its schema problems (unknown keys, wrong types), one line each."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        return None, [f"{path}: cannot read the study file ({error.strerror or error}); pass a TOML file"]
-    except UnicodeDecodeError:
-        return None, [f"{path}: not UTF-8 text; save the study file as UTF-8 TOML"]
+        data = tomllib.loads(read_user_text(path, limit=STUDY_MAX_BYTES, what="study (TOML)"))
+    except UserError as error:
+        return None, [str(error)]
     except tomllib.TOMLDecodeError as error:
         return None, [f"{path}: invalid TOML ({error}); fix the syntax"]
+    except RecursionError:
+        return None, [f"{path}: nested too deeply to be a study file; check it is the file you meant"]
     try:
         return StudyFile.model_validate(data), []
     except ValidationError as error:
@@ -54,10 +55,23 @@ def _schema_line(path: Path, error: Any) -> str:
     return f"{path}: {where}: {error['msg']}"
 
 
+def inside(base: Path, path: Path) -> bool:
+    """Whether `path`, with every link and `..` resolved, is `base` or under it."""
+    try:
+        return path.resolve().is_relative_to(base.resolve())
+    except (OSError, RuntimeError):  # a link loop
+        return False
+
+
 def _prompt(base: Path, choice: PromptChoice) -> SystemPrompt | None:
     if choice.system_prompt_text is not None:
         return SystemPrompt.of(choice.system_prompt_text)
     if choice.system_prompt is not None:
+        if not inside(base, base / choice.system_prompt):
+            raise ConfigError(
+                f"system_prompt {choice.system_prompt} is outside the study file's folder {base}; "
+                "copy the prompt there, or pass it with --system-prompt"
+            )
         return SystemPrompt.read(base / choice.system_prompt)
     return None
 
@@ -146,8 +160,12 @@ def study_problems(path: Path) -> tuple[StudyFile | None, list[str]]:
         try:
             config = to_config(study, path)
             from medeval.engine.orchestrator import check_roles
+            from medeval.engine.orchestrator.prepare import check_questioner, load_scenarios
 
             check_roles(config)
+            # The checks `run` makes before its first call, so validate refuses what run refuses.
+            scenarios = load_scenarios(config.scenarios, config.scenario_ids, config.scenario_tags)
+            check_questioner(config, scenarios)
         except UserError as error:
             problems.extend(f"{path}: {line}" for line in error.lines)
     return study, problems
@@ -167,7 +185,15 @@ def _file_problems(study: StudyFile, path: Path) -> list[str]:
     choices += [(f"targets[{i}]", t) for i, t in enumerate(study.targets)]
     choices += [(f"variants[{i}]", v) for i, v in enumerate(study.variants)]
     for where, choice in choices:
-        if choice.system_prompt is not None and not (base / choice.system_prompt).is_file():
+        if choice.system_prompt is None:
+            continue
+        if not inside(base, base / choice.system_prompt):
+            # A study file is often someone else's: it may not send /etc/passwd to a target.
+            problems.append(
+                f"{path}: {where}.system_prompt: {choice.system_prompt} is outside the study file's "
+                f"folder {base}; copy the prompt there, or pass it with --system-prompt"
+            )
+        elif not (base / choice.system_prompt).is_file():
             problems.append(
                 f"{path}: {where}.system_prompt: {choice.system_prompt} is not a file "
                 "(relative to the study file)"

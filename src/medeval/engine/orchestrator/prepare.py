@@ -136,6 +136,22 @@ def resolve_models(config: RunConfig, gateway: Gateway, scenarios: list[LoadedSc
     specs = list(dict.fromkeys([*config.targets, config.extractor_spec(), *config.judges]))
     if config.adjudicator:
         specs.append(config.adjudicator)
+    check_questioner(config, scenarios)
+    if config.questioner:
+        specs.append(config.questioner)
+    for spec in specs:
+        if spec not in NOT_A_MODEL:
+            gateway.adapter(spec)
+    for target in config.targets:
+        if config.settings_for(target).web_search and not gateway.adapter(target).web_search:
+            raise ConfigError(
+                f"--web-search {target}: this provider has no search tool medeval can send "
+                "(openai, anthropic, google, xai and fake do); drop --web-search for it"
+            )
+
+
+def check_questioner(config: RunConfig, scenarios: list[LoadedScenario]) -> None:
+    """Rewording (a scenario's paraphrase, a variant's tone or reading level) needs a questioner."""
     needs_questioner = [s.scenario.scenario_id for s in scenarios if s.scenario.variation_knobs.paraphrase]
     if needs_questioner and not config.questioner:
         raise ConfigError(
@@ -148,17 +164,6 @@ def resolve_models(config: RunConfig, gateway: Gateway, scenarios: list[LoadedSc
             f"variant {rewording[0]} rewords the questions (paraphrase, tone or reading level); "
             "pass --questioner provider:model (or drop those settings from the variant)"
         )
-    if config.questioner:
-        specs.append(config.questioner)
-    for spec in specs:
-        if spec not in NOT_A_MODEL:
-            gateway.adapter(spec)
-    for target in config.targets:
-        if config.settings_for(target).web_search and not gateway.adapter(target).web_search:
-            raise ConfigError(
-                f"--web-search {target}: this provider has no search tool medeval can send "
-                "(openai, anthropic, google, xai and fake do); drop --web-search for it"
-            )
 
 
 def build_manifest(
