@@ -137,3 +137,42 @@ def test_pacing_per_model_comes_from_the_study_file_and_its_specs_are_checked(tm
     assert any("tpm.'fake:acurate': unknown fake model 'acurate'" in p for p in problems), problems
     _, problems = study_problems(write(tmp_path, MINIMAL + '\n[tpm]\n"fake:accurate" = 0\n'))
     assert any("tpm.fake:accurate" in p for p in problems), problems
+
+
+def test_command_line_options_override_the_study_and_the_manifest_records_it(tmp_path: Path) -> None:
+    path = write(tmp_path, MINIMAL)
+    args = ["run", "--study", str(path), "--seed", "7", "--epochs", "1", "--out", "elsewhere", "--quiet"]
+    done = medeval(*args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "--epochs 1 overrides the study file's 2" in done.stderr
+    assert not (tmp_path / "runs").exists()
+    run_dir = only_run(tmp_path / "elsewhere")
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["config"]["seed"] == 7 and manifest["config"]["epochs"] == 1
+    assert manifest["study"]["overrides"] == {"seed": 7, "epochs": 1, "out": "elsewhere"}
+    trials = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    assert {t["epoch"] for t in trials} == {1}
+
+
+def test_options_the_study_file_decides_are_refused_in_one_line(tmp_path: Path) -> None:
+    path = write(tmp_path, MINIMAL)
+    done = medeval("run", "--study", str(path), "--temperature", "0.5", "--judges", "3", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()[-1:]
+    assert line.startswith("error: --judges, --temperature: the study file") or line.startswith(
+        "error: --temperature, --judges: the study file"
+    )
+    assert "sets them; edit the study file" in line
+    assert not (tmp_path / "runs").exists()
+
+
+def test_run_study_in_python_takes_a_string_out_and_records_the_override(tmp_path: Path) -> None:
+    from medeval import api
+
+    result = api.run_study(write(tmp_path, MINIMAL), out=str(tmp_path / "py_runs"), epochs=1)
+    run_dir = result.store.directory
+    assert run_dir.parent == tmp_path / "py_runs"
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["study"]["overrides"] == {"out": str(tmp_path / "py_runs"), "epochs": 1}
+    with pytest.raises(UserError, match="study override epochs"):
+        api.run_study(write(tmp_path, MINIMAL), epochs="many")

@@ -49,9 +49,11 @@ def run(config: RunConfig) -> RunResult:
 
 
 def run_study(study: PathLike, **overrides: Any) -> RunResult:
-    """Run a study file; keyword arguments override RunConfig fields (e.g. out=Path("runs"))."""
-    config = load_study(Path(study))
-    return run(config.model_copy(update=overrides) if overrides else config)
+    """Run a study file; keyword arguments override RunConfig fields (e.g. out="runs", seed=7),
+    validated as the file's own values are and recorded in the manifest (study.overrides)."""
+    from medeval.study.overrides import with_overrides
+
+    return run(with_overrides(load_study(Path(study)), overrides))
 
 
 class Runs:

@@ -49,6 +49,7 @@ err = Console(stderr=True, soft_wrap=True)
 
 @app.command("run")
 def run_command(
+    ctx: typer.Context,
     scenario: Annotated[
         list[Path] | None, typer.Option("--scenario", "-s", help="Scenario file or directory")
     ] = None,
@@ -176,7 +177,6 @@ def run_command(
     from medeval.engine.config import RunConfig, StudyRef
     from medeval.engine.orchestrator import RunInterrupted, run
     from medeval.engine.progress import choose_progress
-    from medeval.study import load_study
 
     mode = engine_cli.cache_mode(no_cache=no_cache, refresh=refresh)
     if retry_failed and resume is None:
@@ -191,27 +191,7 @@ def run_command(
             resume, max_cost=max_cost, cache=mode if no_cache or refresh else None
         )
     elif study is not None:
-        if scenario or target or judge or variant:
-            raise UserError(
-                "--study declares scenarios, targets, judges and variants; drop "
-                "--scenario/--target/--judge/--variant (or edit the study file)"
-            )
-        config = load_study(study)
-        pacing = {
-            "model_concurrency": engine_cli.model_numbers(
-                model_concurrency, "--model-concurrency", "openai:gpt-5=16"
-            ),
-            "tpm": engine_cli.model_numbers(tpm, "--tpm", "openai:gpt-5=200000"),
-        }
-        config = config.model_copy(
-            update={
-                "cache": mode,
-                "cache_dir": cache_dir,
-                "max_cost": max_cost or config.max_cost,
-                # The account's limits, not the study's content: the command line adds to the file.
-                **{name: {**getattr(config, name), **given} for name, given in pacing.items()},
-            }
-        )
+        config = engine_cli.study_config(study, ctx, mode)
     else:
         if not scenario or not target:
             raise UserError("pass --scenario and --target (or --study FILE, or --resume RUN_DIR)")

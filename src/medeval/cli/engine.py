@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import typer
 from rich.console import Console
 
 from medeval.adapters.registry import parse_spec, providers, suggestion
@@ -205,3 +206,40 @@ def verify_command(run_dir: Path) -> int:
         stream = sys.stdout if finding.severity == "ok" else sys.stderr
         print(str(finding), file=stream, flush=True)
     return 1 if any(f.severity == "error" for f in findings) else 0
+
+
+def study_config(study: Path, ctx: typer.Context, mode: CacheMode) -> RunConfig:
+    """`run --study FILE` with options: those the file decides are refused (one line), the rest
+    override it, each recorded in the manifest (study.overrides) and said on stderr."""
+    from medeval.study import load_study
+    from medeval.study.overrides import OVERRIDES, refuse_conflicts, with_overrides
+
+    given = [
+        (p.name, p.opts[0])
+        for p in ctx.command.params
+        if p.name and str(getattr(ctx.get_parameter_source(p.name), "name", "")) == "COMMANDLINE"
+    ]
+    refuse_conflicts(study, given)
+    values = ctx.params
+    config = load_study(study)
+    overrides = {OVERRIDES[name]: values[name] for name, _ in given if name in OVERRIDES}
+    for name, flag in given:
+        if name in OVERRIDES:
+            before = getattr(config, OVERRIDES[name])
+            print(f"{flag} {values[name]} overrides the study file's {before}", file=sys.stderr)
+    config = with_overrides(config, overrides)
+    pacing = {
+        "provider_concurrency": provider_limits(values.get("provider_concurrency")),
+        "model_concurrency": model_numbers(
+            values.get("model_concurrency"), "--model-concurrency", "openai:gpt-5=16"
+        ),
+        "tpm": model_numbers(values.get("tpm"), "--tpm", "openai:gpt-5=200000"),
+    }
+    return config.model_copy(
+        update={
+            "cache": mode,
+            "cache_dir": values.get("cache_dir"),
+            # The account's limits, not the study's content: the command line adds to the file.
+            **{name: {**getattr(config, name), **given} for name, given in pacing.items()},
+        }
+    )

@@ -96,6 +96,8 @@ class StudyRef(_Config):
     tags: list[str] = Field(default_factory=list)
     path: str | None = None
     sha256: str | None = None
+    #: Settings the command line (or api.run_study) changed from the file: field -> value used.
+    overrides: dict[str, Any] = Field(default_factory=dict)
 
 
 class RunConfig(BaseModel):
