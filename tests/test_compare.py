@@ -192,7 +192,8 @@ def test_always_right_against_always_wrong_is_significant_pooled(tmp_path: Path)
     assert comparison.flagged() == []
     pooled = {(p.target_a, p.target_b): p for p in comparison.pooled}
     outdated = pooled[("fake:accurate", "fake:outdated")]
-    assert (outdated.ac.n_pairs, outdated.ac.clusters, outdated.ac.difference) == (8, 5, -1.0)
+    # Eight question groups answered once each: eight clusters (not the five scenarios).
+    assert (outdated.ac.n_pairs, outdated.ac.clusters, outdated.ac.difference) == (8, 8, -1.0)
     assert outdated.ac.significant and outdated.incorrect.significant
     assert outdated.ac.low is not None and outdated.ac.high is not None
     assert -1.0 <= outdated.ac.low < outdated.ac.high < 0
@@ -200,8 +201,9 @@ def test_always_right_against_always_wrong_is_significant_pooled(tmp_path: Path)
     markdown, _ = write_comparison(comparison, tmp_path / "out")
     text = markdown.read_text(encoding="utf-8")
     pooled_section = text.split("## Pooled across question groups")[1].split("## Significant changes")[0]
-    assert "| fake:accurate | fake:outdated | A&C | 8 | 5 | 100.0% | 0.0% | -100.0 pp (" in pooled_section
-    assert "SIGNIFICANT | 8 / 0 | 0.008 |" in pooled_section  # exact McNemar: 2 * 0.5 ** 8
+    assert "| fake:accurate | fake:outdated | A&C | 8 | 8 | 100.0% | 0.0% | -100.0 pp (" in pooled_section
+    # Exact McNemar, 2 * 0.5 ** 8 = 0.0078, Holm-adjusted over the table's four tests: 0.031.
+    assert "SIGNIFICANT | 8 / 0 | 0.031 (exact McNemar (no between-cluster variation)) |" in pooled_section
 
 
 def test_targets_scenarios_and_groups_in_one_run_only_are_listed(tmp_path: Path) -> None:
@@ -248,7 +250,7 @@ def test_report_of_two_single_model_runs_pairs_their_trials(tmp_path: Path) -> N
     run_b = one_epoch_run(tmp_path / "runs", "runB", scenarios, {"fake:outdated": INC})
     paths = build_report([run_a, run_b], tmp_path / "report")
     text = paths.markdown.read_text(encoding="utf-8")
-    assert "| fake:accurate | fake:outdated | A&C | 8 | 5 | 100.0% | 0.0% | -100.0 pp (" in text
+    assert "| fake:accurate | fake:outdated | A&C | 8 | 8 | 100.0% | 0.0% | -100.0 pp (" in text
 
 
 def variant_run(

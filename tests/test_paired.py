@@ -10,7 +10,7 @@ from scipy.stats import norm
 from statsmodels.stats.proportion import confint_proportions_2indep
 
 from medeval.reporting.stats.intervals import Interval, fmt_p, fmt_points, mean_difference
-from medeval.reporting.stats.paired import newcombe_paired, paired_rate
+from medeval.reporting.stats.paired import holm, newcombe_paired, paired_rate
 
 
 def test_paired_interval_with_no_correlation_is_the_independent_newcombe_interval() -> None:
@@ -23,7 +23,8 @@ def test_paired_interval_with_no_correlation_is_the_independent_newcombe_interva
 
 def test_always_right_against_always_wrong_is_significant_with_a_real_interval() -> None:
     sizes = {"s1": 12, "s2": 8, "s3": 1, "s4": 1, "s5": 1}
-    a = {(s, f"g{i}", "1"): True for s, m in sizes.items() for i in range(m)}
+    # Each "s" is one question group of a scenario, answered in m epochs: the cluster.
+    a = {(s, "g", str(i)): True for s, m in sizes.items() for i in range(m)}
     b = dict.fromkeys(a, False)
     result = paired_rate(a, b)
     assert (result.n_pairs, result.clusters, result.only_a, result.only_b) == (23, 5, 23, 0)
@@ -33,15 +34,15 @@ def test_always_right_against_always_wrong_is_significant_with_a_real_interval()
     assert fmt_p(result.p_value) == "< 0.001"
 
 
-def test_clustering_widens_the_test_when_scenarios_disagree() -> None:
-    # Two scenarios where B wins all 10 items, two where nothing changes: a mean of +0.5, but only
-    # four independent clusters. Obuchowski's variance: k/(k-1) * sum((S_k - d m_k)^2) / n^2.
+def test_clustering_widens_the_test_when_question_groups_disagree() -> None:
+    # Two question groups where B wins all 10 epochs, two where nothing changes: a mean of +0.5, but
+    # only four independent clusters. Obuchowski's variance: k/(k-1) * sum((S_k - d m_k)^2) / n^2.
     a: dict[tuple[str, ...], bool] = {}
     b: dict[tuple[str, ...], bool] = {}
     for scenario, moved in (("s1", True), ("s2", True), ("s3", False), ("s4", False)):
         for i in range(10):
-            a[(scenario, f"g{i}", "1")] = False
-            b[(scenario, f"g{i}", "1")] = moved
+            a[(scenario, "g", str(i))] = False
+            b[(scenario, "g", str(i))] = moved
     result = paired_rate(a, b)
     variance = 4 / 3 * (4 * 5.0**2) / 40**2
     assert result.difference == 0.5
@@ -71,3 +72,28 @@ def test_near_identical_samples_do_not_warn() -> None:
         warnings.simplefilter("error")
         result = mean_difference([0.1] * 5 + [0.1 + 1e-16], [0.1] * 6)
     assert result.difference is not None
+
+
+def test_two_scripts_give_one_cluster_per_question_group_not_two() -> None:
+    a = {
+        (script, f"QG{g}", str(e)): g % 2 == 0
+        for script in ("medicare", "dual")
+        for g in range(10)
+        for e in range(3)
+    }
+    b = {key: True for key in a}
+    result = paired_rate(a, b)
+    assert result.clusters == 20 and "20 question-group clusters" in result.method
+
+
+def test_significance_needs_the_adjusted_p_and_an_interval_clear_of_zero() -> None:
+    a = {(f"s{g}", "g", str(e)): (g + e) % 3 == 0 for g in range(12) for e in range(4)}
+    b = {key: value or key[2] == "0" for key, value in a.items()}
+    result = paired_rate(a, b)
+    assert result.p_value is not None and result.p_value < 0.05 and result.significant
+    holm([result, *(paired_rate(a, dict(a)) for _ in range(9))])
+    # Adjusted with nine null comparisons, the same difference no longer passes.
+    assert result.p_adjusted is not None and result.p_adjusted >= result.p_value
+    assert result.significant == (result.p_adjusted < 0.05)
+    spanning = result.model_copy(update={"low": -0.01, "p_adjusted": 0.001})
+    assert not spanning.significant  # an interval that spans zero is never called significant

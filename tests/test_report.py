@@ -430,9 +430,9 @@ def test_paired_comparison_of_targets_is_in_both_documents(tmp_path: Path) -> No
     # fake:a against fake:b on the same 12 items, accurate & complete 7 and 7. Discordant, by hand:
     # QG1 epochs 1-2 (a AC, b SI) and QG9 epoch 1 (a AC, b INC): only a = 3;
     # QG12 epochs 1-2 (a NS, b AC) and epoch 4 (a incomplete data, b AC): only b = 3.
-    # One scenario is one cluster: the exact McNemar test on 3 against 3 discordant pairs.
-    assert "| fake:a | fake:b | A&C | 12 | 1 | 58.3% | 58.3% | +0.0 pp (" in markdown
-    assert "| 3 / 3 | 1.000 |" in markdown
+    # Each question group is a cluster (three here); 3 against 3 discordant pairs: no difference.
+    assert "| fake:a | fake:b | A&C | 12 | 3 | 58.3% | 58.3% | +0.0 pp (" in markdown
+    assert "| 3 / 3 | 1.000 | 1.000 | no discordant difference |" in markdown
     html = paths.html.read_text(encoding="utf-8")
     assert 'id="pairs-table"' in html and '<td class="num">3 / 3</td>' in html
 

@@ -192,7 +192,10 @@ def test_every_figure_equals_the_one_from_whole_records(run: Path, tmp_path: Pat
                 expected.neither,
                 expected.clusters,
             )
-            assert got.model_dump() == pytest.approx(expected.model_dump())
+            # The report adjusts its table's p-values together (Holm); the one comparison alone is not.
+            assert got.model_dump(exclude={"p_adjusted"}) == pytest.approx(
+                expected.model_dump(exclude={"p_adjusted"})
+            )
 
     # Agreement over the claims of trials with distinct verifiers, by the libraries, claim by claim.
     votes = [

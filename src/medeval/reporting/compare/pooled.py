@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from medeval.reporting.loading.run import Corpus
 from medeval.reporting.stats.intervals import fmt_p, fmt_points
-from medeval.reporting.stats.paired import PairedRate, paired_rate
+from medeval.reporting.stats.paired import PairedRate, holm, paired_rate
 from medeval.reporting.tables.run_tables import SCORED_FILTER
 
 Item = tuple[str, str, str, str]  # (scenario, variant, question group, epoch)
@@ -78,11 +78,12 @@ def asked(corpus: Corpus) -> Asked:
 
 
 def _is(items: dict[Item, str], category: str) -> dict[tuple[str, ...], bool]:
-    return {key: value == category for key, value in items.items()}
+    """Keyed (scenario, question group, variant, epoch): paired_rate clusters by the first two."""
+    return {(s, g, v, e): value == category for (s, v, g, e), value in items.items()}
 
 
 def pooled(a: Outcomes, b: Outcomes, pairs: list[tuple[str, str]]) -> list[Pooled]:
-    return [
+    out = [
         Pooled(
             target_a=target_a,
             target_b=target_b,
@@ -92,6 +93,8 @@ def pooled(a: Outcomes, b: Outcomes, pairs: list[tuple[str, str]]) -> list[Poole
         for target_a, target_b in pairs
         if target_a in a and target_b in b
     ]
+    holm([r for p in out for r in (p.ac, p.incorrect)])
+    return out
 
 
 def presence(a: Asked, b: Asked, pairs: list[tuple[str, str]]) -> Presence:
@@ -120,15 +123,17 @@ def pooled_cells(result: PairedRate) -> tuple[str, str, str, str, str]:
         rate_b,
         fmt_points(result.difference, result.low, result.high) + mark,
         f"{result.only_a} / {result.only_b}",
-        fmt_p(result.p_value),
+        f"{fmt_p(result.p_adjusted if result.p_adjusted is not None else result.p_value)} ({result.method})",
     )
 
 
 POOLED_NOTE = (
     "Pooled over every question group (and variant): items (variant, scenario, question group, epoch) "
     "answered in both runs. "
-    "Test: clustered McNemar (Obuchowski), scenarios as clusters; interval: Newcombe's paired score "
-    "interval on the design-effect-adjusted n. B − A in percentage points."
+    "Test: clustered McNemar (Obuchowski), question groups as clusters (the test used named beside "
+    "each p), Holm-adjusted over every row; interval: Newcombe's paired score interval on the "
+    "design-effect-adjusted n. B − A in percentage points; significant: adjusted p < 0.05 and an "
+    "interval that excludes zero."
 )
 
 
@@ -137,7 +142,8 @@ def pooled_markdown(rows: list[Pooled]) -> list[str]:
     if not rows:
         return [*lines, "No target answered items in both runs.", ""]
     lines += [
-        "| Target A | Target B | Rate | Pairs | Clusters | A | B | B − A (95% CI) | Only A / only B | p |",
+        "| Target A | Target B | Rate | Pairs | Clusters | A | B | B − A (95% CI) | Only A / only B | "
+        "p (Holm; test) |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:

@@ -53,7 +53,10 @@ class Change(BaseModel):
 
     @property
     def significant(self) -> bool:
-        return self.p_adjusted is not None and self.p_adjusted < SIGNIFICANCE
+        """Holm-adjusted p below 0.05 and, where an interval is printed, one that excludes zero."""
+        r = self.result
+        spans_zero = r.low is not None and r.high is not None and r.low <= 0 <= r.high
+        return self.p_adjusted is not None and self.p_adjusted < SIGNIFICANCE and not spans_zero
 
     def csv_row(self) -> dict[str, object]:
         r = self.result

@@ -138,8 +138,20 @@ def print_pooled(comparison: Comparison, console: Console) -> None:
             soft_wrap=True,
         )
         return
-    table = Table(title="Pooled across question groups: B − A (clustered by scenario)", title_justify="left")
-    for column in ("target A", "target B", "rate", "pairs", "A", "B", "B − A (95% CI)", "only A / B", "p"):
+    table = Table(
+        title="Pooled across question groups: B − A (clustered by question group)", title_justify="left"
+    )
+    for column in (
+        "target A",
+        "target B",
+        "rate",
+        "pairs",
+        "A",
+        "B",
+        "B − A (95% CI)",
+        "only A / B",
+        "p (Holm; test)",
+    ):
         table.add_column(column)
     for row in comparison.pooled:
         for label, result in (("A&C", row.ac), ("Incorrect", row.incorrect)):

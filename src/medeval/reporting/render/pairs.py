@@ -28,13 +28,17 @@ def paired_cells(result: PairedRate) -> list[str]:
         fmt_points(result.difference, result.low, result.high) + mark,
         f"{result.only_a} / {result.only_b}",
         fmt_p(result.p_value),
+        fmt_p(result.p_adjusted),
+        result.method,
     ]
 
 
 PAIRED_NOTE = (
     "Difference = B − A over every item (scenario, question group, epoch) both answered, pooled across "
-    "question groups. Test: clustered McNemar (Obuchowski) with scenarios as clusters; interval: "
-    "Newcombe's paired score interval on the design-effect-adjusted n. See docs/statistics.md."
+    "question groups. Test: clustered McNemar (Obuchowski) with question groups as clusters (the test "
+    "used is named in each row), Holm-adjusted over every row of the table; interval: Newcombe's paired "
+    "score interval on the design-effect-adjusted n. Significant: adjusted p < 0.05 and an interval "
+    "that excludes zero. See docs/statistics.md."
 )
 
 
@@ -65,6 +69,8 @@ def pairs_markdown(pairs: Sequence[PairRow]) -> list[str]:
         "B − A (95% CI)",
         "Only A / only B",
         "p",
+        "p (Holm)",
+        "Test",
     )
     return ["## Paired comparisons of targets", "", PAIRED_NOTE, "", *_table(header, rows)]
 

@@ -221,7 +221,9 @@ class Difference(BaseModel):
 
     @property
     def significant(self) -> bool:
-        return self.p_value is not None and self.p_value < SIGNIFICANCE
+        """p below 0.05 and, where an interval exists, one that excludes zero."""
+        spans_zero = self.low is not None and self.high is not None and self.low <= 0 <= self.high
+        return self.p_value is not None and self.p_value < SIGNIFICANCE and not spans_zero
 
 
 def proportion_difference(successes_a: int, n_a: int, successes_b: int, n_b: int) -> Difference:

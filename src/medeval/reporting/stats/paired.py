@@ -1,8 +1,10 @@
 """Paired rate differences pooled over question groups, with clusters (docs/statistics.md).
 
 Two targets (or two runs) answer the same items: (scenario, question group, epoch). Items of one
-scenario are not independent (one conversation, one answer key, repeated epochs), so the test and the
-interval treat the scenario as the cluster:
+question group are not independent (one question, one answer key, repeated epochs and variants), so
+the test and the interval treat the question group of a scenario as the cluster. Not the scenario:
+the SHIP study has two scripts, and a robust variance from two clusters means nothing; groups give
+about twenty. (Groups of one script share a conversation too; that weaker correlation is left in.)
 
 - the test is the clustered McNemar test of Obuchowski (1998): the paired difference over its
   cluster-robust (ratio-estimator) variance, referred to the normal distribution. When every cluster
@@ -24,7 +26,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 
 from medeval.reporting.stats.intervals import CONFIDENCE, SIGNIFICANCE
 
-Item = tuple[str, ...]  # (scenario_id, question group, epoch, ...): the first element is the cluster
+Item = tuple[str, ...]  # (scenario_id, question group, epoch, ...): the first two are the cluster
 
 
 class PairedRate(BaseModel):
@@ -44,10 +46,28 @@ class PairedRate(BaseModel):
     only_b: int
     neither: int
     method: str = ""
+    #: The p-value adjusted with the other comparisons of the same table (`holm`), when it was.
+    p_adjusted: float | None = None
 
     @property
     def significant(self) -> bool:
-        return self.p_value is not None and self.p_value < SIGNIFICANCE
+        """Adjusted p below 0.05 *and* an interval that excludes zero: no view calls a difference
+        significant while the interval it prints spans zero."""
+        p_value = self.p_adjusted if self.p_adjusted is not None else self.p_value
+        excludes_zero = self.low is not None and self.high is not None and (self.low > 0 or self.high < 0)
+        return p_value is not None and p_value < SIGNIFICANCE and excludes_zero
+
+
+def holm(results: list[PairedRate]) -> None:
+    """Holm's step-down adjustment (statsmodels) of the comparisons one table reports together."""
+    tested = [r for r in results if r.p_value is not None]
+    if not tested:
+        return
+    from statsmodels.stats.multitest import multipletests
+
+    adjusted = multipletests([r.p_value for r in tested], alpha=SIGNIFICANCE, method="holm")[1]
+    for result, p_value in zip(tested, adjusted, strict=True):
+        result.p_adjusted = float(p_value)
 
 
 def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
@@ -84,10 +104,10 @@ ClusterCounts = tuple[int, int, int, int]
 
 
 def paired_rate(a: Mapping[Item, bool], b: Mapping[Item, bool], confidence: float = CONFIDENCE) -> PairedRate:
-    """Pool the items both sides answered; cluster by the first element of each item key."""
+    """Pool the items both sides answered; cluster by the first two elements of each item key."""
     clusters: dict[str, list[int]] = {}
     for key in sorted(set(a) & set(b)):
-        counts = clusters.setdefault(key[0], [0, 0, 0, 0])
+        counts = clusters.setdefault("/".join(key[:2]), [0, 0, 0, 0])
         counts[0 if a[key] and b[key] else 1 if a[key] else 2 if b[key] else 3] += 1
     return paired_from_counts({k: (v[0], v[1], v[2], v[3]) for k, v in clusters.items()}, confidence)
 
@@ -134,7 +154,7 @@ def paired_from_counts(clusters: Mapping[str, ClusterCounts], confidence: float 
         p_value, method = 1.0, "no discordant difference"
     elif k > 1 and clustered > 0:
         p_value = float(2 * norm.sf(abs(mean) / math.sqrt(clustered)))
-        method = f"clustered McNemar (Obuchowski), {k} scenario clusters"
+        method = f"clustered McNemar (Obuchowski), {k} question-group clusters"
     else:
         # One cluster, or every cluster moved by its full share: no between-cluster variance to use.
         p_value = float(mcnemar([[both, only_a], [only_b, neither]], exact=True).pvalue)

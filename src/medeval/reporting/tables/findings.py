@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from medeval.reporting.loading.baseline import group_sort_key
 from medeval.reporting.loading.run import Corpus, span_pairs
 from medeval.reporting.stats.intervals import Agreement, agreement_from_patterns, not_applicable
-from medeval.reporting.stats.paired import PairedRate, paired_from_counts
+from medeval.reporting.stats.paired import PairedRate, holm, paired_from_counts
 from medeval.reporting.tables.run_tables import SCORED_FILTER, target_order
 
 TOP = 10
@@ -73,7 +73,7 @@ class UnscoredItem(BaseModel):
 class PairRow(BaseModel):
     target_a: str
     target_b: str
-    #: B minus A, pooled over every item both answered, clustered by scenario (reporting/paired.py).
+    #: B minus A over every item both answered, clustered by question group (reporting/stats/paired.py).
     ac: PairedRate
     incorrect: PairedRate
 
@@ -282,7 +282,7 @@ _PAIR_SQL = (
     "WITH items AS (SELECT target, scenario_id, question_group, epoch, variant, ship_category FROM "
     f"trial_groups WHERE {SCORED_FILTER} QUALIFY row_number() OVER (PARTITION BY target, scenario_id, "
     "question_group, epoch, variant ORDER BY run_dir DESC, trial_id DESC) = 1) "
-    "SELECT x.scenario_id, {counts} FROM items x JOIN items y "
+    "SELECT x.scenario_id || '/' || x.question_group, {counts} FROM items x JOIN items y "
     "USING (scenario_id, question_group, epoch, variant) WHERE x.target = ? AND y.target = ? "
     "GROUP BY 1 ORDER BY 1"
 )
@@ -300,7 +300,7 @@ def _pair_counts(category: str) -> str:
 def _pairs(corpus: Corpus) -> list[PairRow]:
     """Every pair of targets on the items both answered: (scenario, question group, epoch), so two
     single-model runs reported together pair up. Paired within a variant too: two targets are
-    compared under the same system prompt. Counted per scenario (the cluster) in SQL."""
+    compared under the same system prompt. Counted per question group (the cluster) in SQL."""
     answered = {r[0] for r in corpus.query(f"SELECT DISTINCT target FROM trial_groups WHERE {SCORED_FILTER}")}
     sql = _PAIR_SQL.format(counts=f"{_pair_counts('accurate_complete')}, {_pair_counts('incorrect')}")
     out = []
@@ -315,6 +315,8 @@ def _pairs(corpus: Corpus) -> list[PairRow]:
                     incorrect=paired_from_counts({r[0]: (r[5], r[6], r[7], r[8]) for r in rows}),
                 )
             )
+    # Every pair and both rates are read together: adjusted together.
+    holm([r for pair in out for r in (pair.ac, pair.incorrect)])
     return out
 
 

@@ -1,7 +1,7 @@
 """Prompt sensitivity: how the study's categories move between the variants of the variation
 matrix (system prompts, persona detail, rewording). Category rates per target and variant with
 Wilson intervals, and the paired difference in the accurate & complete rate between two variants on
-the same scenario, target, epoch and question group (cluster bootstrap by scenario, exact McNemar)."""
+the same scenario, target, epoch and question group (cluster bootstrap by question group, exact McNemar)."""
 
 from __future__ import annotations
 
@@ -60,8 +60,9 @@ def prompt_sensitivity(corpus: Corpus, seed: int) -> Sensitivity | None:
         for who in (target, ALL_TARGETS):
             tally = counts.setdefault((who, variant), {})
             tally[category] = tally.get(category, 0) + 1
-            # The scenario leads the key: it is the bootstrap's cluster.
-            item = (scenario_id, target, group, str(epoch), run_id)
+            # The question group leads the key: it is the bootstrap's cluster (the scenarios are too
+            # few to resample: the SHIP study has two).
+            item = (f"{scenario_id}/{group}", target, str(epoch), run_id)
             outcomes.setdefault((who, variant), {})[item] = category == "accurate_complete"
     rates = []
     for who in [*targets, ALL_TARGETS]:
@@ -150,7 +151,7 @@ def sensitivity_lines(data: Sensitivity | None) -> list[str]:
             rate_rows,
         ),
         "Paired: the same scenario, target, epoch and question group under both variants. "
-        "Difference = B − A in the accurate & complete rate; cluster-bootstrap interval by scenario; "
+        "Difference = B − A in the accurate & complete rate; cluster-bootstrap interval by question group; "
         "exact McNemar test on the discordant pairs.",
         "",
         *_table(
