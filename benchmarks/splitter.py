@@ -1,4 +1,4 @@
-"""Time of the rules coder's sentence and clause splitting on one long answer (a benchmark that prints
+"""Time of the rules coder's reading of structure, sentences and clauses on one long answer (a benchmark that prints
 figures; not a test).
 
     .venv/bin/python benchmarks/splitter.py [--sizes 60000,1000000]
@@ -14,7 +14,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from medeval.agents.rulecoder.text import _sentences, clauses, sentences
+from medeval.agents.rulecoder.structure import read_structure, sentences
+from medeval.agents.rulecoder.text import clauses
 
 SHAPES = {
     "prose": "In 2026 the standard Part B premium is $202.90 a month (see Dr. Smith, No. 5, e.g. this). ",
@@ -26,7 +27,7 @@ SHAPES = {
 
 
 def seconds(text: str) -> float:
-    _sentences.cache_clear()
+    read_structure.cache_clear()
     started = time.perf_counter()
     for sentence in sentences(text):
         clauses(sentence)

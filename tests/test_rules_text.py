@@ -8,7 +8,8 @@ import pytest
 from medeval.agents import rules
 from medeval.agents.rulecoder.keyed import first_match, reading_units
 from medeval.agents.rulecoder.nonanswer import non_answer_kind, sentence_kind
-from medeval.agents.rulecoder.text import Clause, clauses, plain_lines, sentences
+from medeval.agents.rulecoder.structure import plain_lines, sentences
+from medeval.agents.rulecoder.text import Clause, clauses
 from medeval.schemas import Scenario
 
 
@@ -62,7 +63,8 @@ def test_markdown_is_stripped_and_spans_point_at_the_original() -> None:
         "The short answer",
         "Part B premium: $202.90 a month",
         "See Plan Finder or call 1-800-MEDICARE.",
-        "Open Enrollment | Oct 15 \u2013 Dec 7",
+        # A table row reads each cell under its column's header ("header: cell").
+        "Open Enrollment | Dates: Oct 15 \u2013 Dec 7",
         "Medigap doesn't work with Medicare Advantage.",
     ]
     spans = [answer[s.start : s.end] for s in rules.sentence_spans(answer)]

@@ -14,8 +14,8 @@ from medeval.agents.rulecoder.index import key_index
 from medeval.agents.rulecoder.keyed import CLOSING_MARKUP, OPENING_MARKUP, read_answer, read_sentence
 from medeval.agents.rulecoder.keyed import Memo as Memo  # re-exported: judging shares one per group
 from medeval.agents.rulecoder.reading import asserted
+from medeval.agents.rulecoder.structure import sentences as text_sentences
 from medeval.agents.rulecoder.text import clauses
-from medeval.agents.rulecoder.text import sentences as text_sentences
 from medeval.schemas import Claim, Label, Scenario, Severity, Span, Verdict, VerifierOutput, worse_severity
 
 _REFUSAL = re.compile(
@@ -90,11 +90,16 @@ def label_claims(claims: list[Claim], scenario: Scenario, memo: Memo | None = No
     index = key_index(scenario)
     verdicts = []
     for claim in claims:
-        findings = [
-            f
-            for s in text_sentences(claim.text)
-            for f in read_sentence(s, index.keyed, index.year, index.quantities, memo)
-        ]
+        known = memo.get(claim.text) if memo is not None else None
+        findings = (
+            known
+            if known is not None
+            else [
+                f
+                for s in text_sentences(claim.text)
+                for f in read_sentence(s, index.keyed, index.year, index.quantities, memo, index.persona)
+            ]
+        )
         contradicted = list(dict.fromkeys(f.item_id for f in findings if f.code == "contradicted"))
         if contradicted:
             severity: Severity = "none"
@@ -122,7 +127,7 @@ def code_answer(scenario: Scenario, group_id: str, answer: str, memo: Memo | Non
     index = key_index(scenario)
     group = index.group(group_id)
     return verifier_output(
-        read_answer(answer, index.keyed, index.quantities, scenario.group_year(group_id), memo),
+        read_answer(answer, index.keyed, index.quantities, scenario.group_year(group_id), memo, index.persona),
         group.items,
         group.vocabulary,
         index.referrals,

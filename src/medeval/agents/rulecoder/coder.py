@@ -17,7 +17,7 @@ from medeval.agents.rulecoder.nonanswer import (
     non_answer_kind,
     sentence_kind,
 )
-from medeval.agents.rulecoder.text import sentences
+from medeval.agents.rulecoder.structure import sentences
 from medeval.schemas import (
     ItemCode,
     Label,
@@ -41,6 +41,8 @@ class SentenceReading:
     covered: list[str] = field(default_factory=list)
     # Facts whose figure here the coder could not surely tie to the fact's quantity.
     doubtful: list[str] = field(default_factory=list)
+    # Contradictions found in a reading the coder could not settle ("ITEM: reason").
+    unsettled: list[str] = field(default_factory=list)
     severity: Severity = "none"
     kind: SentenceKind = "substance"
 
@@ -187,7 +189,8 @@ def verifier_output(
     # the key credits. A referral that happens to match another fact's pattern ("check the
     # plan's formulary" beside a formulary fact) stays a referral.
     if not any(
-        r.contradicted or set(r.covered) & group or (r.covered and r.kind == "substance") for r in readings
+        r.contradicted or r.unsettled or set(r.covered) & group or (r.covered and r.kind == "substance")
+        for r in readings
     ):
         non_answer = non_answer_kind([r.kind for r in readings])
     if non_answer is not None:
@@ -205,8 +208,14 @@ def verifier_output(
             verdicts.append(Verdict(claim_id=claim_id, label=Label.SUPPORTED, evidence=r.covered))
         else:
             verdicts.append(Verdict(claim_id=claim_id, label=Label.NOT_IN_KEY))
+    # A contradiction in an unsettled reading (an unresolved subject, a condition that may not be
+    # the persona's): the coder abstains on the whole group, so it goes to a person with the
+    # passage and the reason, neither Incorrect nor credited.
+    unsettled = [f"unsettled reading ({u}): {r.quote}" for r in readings for u in r.unsettled]
     checklist = []
     for item in items:
+        if unsettled:
+            continue
         contradicted = next((r for r in readings if item in r.contradicted), None)
         covered = next((r for r in readings if item in r.covered), None)
         doubtful = next((r for r in readings if item in r.doubtful), None)
@@ -225,7 +234,8 @@ def verifier_output(
         if non_answer
         else list(
             dict.fromkeys(
-                [r.quote for r in readings if r.doubtful]
+                unsettled
+                + [r.quote for r in readings if r.doubtful]
                 + [r.quote for r in uncertain_sentences(readings, items, vocabulary, foreign)]
             )
         )

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from medeval.agents.rulecoder.coder import checklist_vocabulary, foreign_items, referral_facts
 from medeval.agents.rulecoder.figures import KeyQuantity, key_quantities
 from medeval.agents.rulecoder.keyed import Keyed, group_items, keyed_items
+from medeval.agents.rulecoder.stance import content_words
 from medeval.schemas import Scenario
 
 # Scenarios indexed at once: a run has a few dozen; past this the oldest entry is dropped.
@@ -34,6 +35,8 @@ class KeyIndex:
     quantities: list[KeyQuantity]
     year: int
     referrals: frozenset[str]
+    #: The persona's words: a condition that names none of them (nor the fact's) may exclude them.
+    persona: frozenset[str] = frozenset()
     _groups: dict[str, GroupIndex] = field(default_factory=dict)
 
     def group(self, group_id: str) -> GroupIndex:
@@ -60,8 +63,13 @@ def key_index(scenario: Scenario) -> KeyIndex:
         key_quantities(scenario),
         scenario.asked_year,
         referral_facts(scenario),
+        persona_words(scenario),
     )
     if len(_INDEXES) >= _CAPACITY:
         del _INDEXES[next(iter(_INDEXES))]
     _INDEXES[id(scenario)] = index
     return index
+
+
+def persona_words(scenario: Scenario) -> frozenset[str]:
+    return content_words(" ".join(str(v) for v in scenario.persona.values() if v))

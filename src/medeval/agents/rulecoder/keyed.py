@@ -8,10 +8,11 @@ from typing import Literal
 
 from medeval.agents.rulecoder.coder import SentenceReading, worst
 from medeval.agents.rulecoder.figures import KeyQuantity, read_figures
-from medeval.agents.rulecoder.nonanswer import sentence_kind
-from medeval.agents.rulecoder.reading import MatchKind, asserted, compile_pattern
+from medeval.agents.rulecoder.nonanswer import SentenceKind, sentence_kind
+from medeval.agents.rulecoder.reading import MatchKind, asserted, compile_pattern, negated_inside
+from medeval.agents.rulecoder.stance import Setting, negated_quantifier, read_match
+from medeval.agents.rulecoder.structure import Sentence, read_structure
 from medeval.agents.rulecoder.text import Clause, Piece, clauses
-from medeval.agents.rulecoder.text import sentences as text_sentences
 from medeval.schemas import Scenario, Severity, Span
 
 # Markup around a sentence belongs to its quote ("**Yes.**" is quoted whole).
@@ -25,8 +26,10 @@ class Finding:
     alone, so one reading serves every reader of the same sentence (see `Memo`)."""
 
     item_id: str
-    code: Literal["covered", "contradicted", "doubtful"]
+    code: Literal["covered", "contradicted", "doubtful", "unsettled"]
     severity: Severity
+    #: Why a contradiction is unsettled (a person reads it).
+    reason: str = ""
 
 
 #: Findings by sentence text, shared by the readers of one group's answer (its sentences are read
@@ -122,6 +125,34 @@ def first_match(
     return None
 
 
+def judged_match(
+    patterns: tuple[str, ...],
+    clause: Clause,
+    year: int,
+    statement: str,
+    sentence: str,
+    across: int | None,
+    setting: Setting,
+) -> tuple[re.Match[str] | None, str]:
+    """The first contradiction match the clause's reading asserts (with ""), else the first whose
+    reading is unsettled (with the reason), else (None, "")."""
+    unsettled: tuple[re.Match[str] | None, str] = (None, "")
+    for pattern in patterns:
+        if not compile_pattern(pattern).search(sentence):
+            continue
+        for match in asserted(pattern, clause, "contradict", current_year=year, statement=statement):
+            if across is not None and not match.start() < across < match.end():
+                continue
+            verdict, reason = read_match(
+                clause.text, match.start(), match.end(), statement, year, setting, sentence
+            )
+            if verdict == "asserted":
+                return match, ""
+            if verdict == "unsettled" and unsettled[0] is None:
+                unsettled = (match, reason)
+    return unsettled
+
+
 # A clause that leans on the one before it for its subject: it starts with a pronoun ("...: it
 # pays your deductibles") or is elliptical ("..., but only for a limited time").
 _DEPENDENT = re.compile(
@@ -130,42 +161,69 @@ _DEPENDENT = re.compile(
 )
 
 
-def reading_units(sentence: Piece) -> list[tuple[Clause, int | None]]:
+def reading_units(sentence: Piece, lead: Piece | None = None) -> list[tuple[Clause, int | None]]:
     """The clauses of a sentence, and each dependent clause joined to the one before it (with the
-    offset where it starts), so a clause is read with its subject."""
+    offset where it starts), so a clause is read with its subject. A list item's first clause is
+    also read joined to its lead-in ("What Medicare does NOT cover: - long-term care")."""
     units: list[tuple[Clause, int | None]] = []
     previous: Clause | None = None
+    if lead is not None and lead.text:
+        previous = clauses(lead)[-1] if clauses(lead) else None
     for clause in clauses(sentence):
         units.append((clause, None))
         if clause.role == "comparison":
             continue
-        if previous is not None and _DEPENDENT.match(clause.text) and clause.piece.offsets:
+        if (
+            previous is not None
+            and clause.piece.offsets
+            and (lead is not None or _DEPENDENT.match(clause.text))
+        ):
             joint = previous.piece + Piece(" ", (clause.piece.offsets[0],)) + clause.piece
             units.append((Clause(joint, clause.role), len(previous.text) + 1))
         previous = clause
+        lead = None
     return units
 
 
+# A lead-in that negates what its items say ("What Medicare does NOT cover:"); a negated
+# quantifier ("not all plans:") does not.
+def _negating(lead: Piece | None) -> bool:
+    if lead is None or not negated_inside(lead.text):
+        return False
+    return not negated_quantifier(lead.text, 0, len(lead.text))
+
+
 def read_sentence(
-    sentence: Piece,
+    sentence: Piece | Sentence,
     keyed: list[Keyed],
     year: int,
     quantities: list[KeyQuantity] | None = None,
     memo: Memo | None = None,
+    persona: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """What one sentence asserts about the key, clause by clause. Contradiction outranks support
     for the same item: a clause that states a stale figure as current, or any other wrong value of
     a key quantity, is wrong even if another clause gives the right one. A figure the coder cannot
-    surely tie to its quantity is a doubt about the fact (reported beside any support)."""
+    surely tie to its quantity is a doubt about the fact (reported beside any support). A heading
+    or a suggested question asserts nothing (it may still credit), a question says nothing; a
+    contradiction whose reading is unsettled (stance.py) is reported as such, not as one."""
+    unit = sentence if isinstance(sentence, Sentence) else Sentence(sentence)
     if memo is not None:
-        known = memo.get(sentence.text)
+        known = memo.get(unit.text)
         if known is None:
-            known = memo[sentence.text] = read_sentence(sentence, keyed, year, quantities)
+            known = memo[unit.text] = read_sentence(unit, keyed, year, quantities, persona=persona)
         return known
+    if unit.role == "question":
+        return []
+    asserts = unit.asserts
+    inherited = _negating(unit.lead)
+    setting = Setting(" ".join(p.text for p in (unit.context, unit.lead) if p is not None), persona)
     found: dict[str, Finding] = {}
     doubts: dict[str, Finding] = {}
-    for clause, across in reading_units(sentence):
-        for figure in read_figures(clause, quantities or [], year):
+    for clause, across in reading_units(unit.piece, unit.lead):
+        # An item under a negating lead-in is read only with it: alone it has the wrong polarity.
+        claims = asserts and not (inherited and across is None)
+        for figure in read_figures(clause, quantities or [], year) if claims else ():
             for fact_id in figure.quantity.fact_ids:
                 if figure.reading == "contradicted":
                     found[fact_id] = Finding(fact_id, "contradicted", figure.quantity.severity)
@@ -176,13 +234,24 @@ def read_sentence(
                 continue
             if item.screen is not None and item.screen.search(clause.text) is None:
                 continue
-            kind: MatchKind = "disallowed" if item.disallowed else "contradict"
-            match = first_match(
-                item.contradict, clause, kind, year, sentence=sentence.text, across=across
-            ) or first_match(item.stale, clause, "stale", year, item.statement, across=across)
-            if match is not None:
-                found[item.item_id] = Finding(item.item_id, "contradicted", item.severity)
-                continue
+            if claims:
+                if item.disallowed:
+                    match = first_match(
+                        item.contradict, clause, "disallowed", year, sentence=unit.text, across=across
+                    )
+                    reason = ""
+                else:
+                    match, reason = judged_match(
+                        item.contradict, clause, year, item.statement, unit.text, across, setting
+                    )
+                if match is None:
+                    match = first_match(item.stale, clause, "stale", year, item.statement, across=across)
+                if match is not None and not reason:
+                    found[item.item_id] = Finding(item.item_id, "contradicted", item.severity)
+                    continue
+                if match is not None and item.item_id not in found:
+                    found[item.item_id] = Finding(item.item_id, "unsettled", item.severity, reason)
+                    continue
             if item.item_id in found:
                 continue
             match = first_match(item.support, clause, "support", year, across=across)
@@ -203,27 +272,45 @@ def quote_span(answer: str, sentence: Piece) -> Span:
 
 
 def read_answer(
-    answer: str, keyed: list[Keyed], quantities: list[KeyQuantity], year: int, memo: Memo | None = None
+    answer: str,
+    keyed: list[Keyed],
+    quantities: list[KeyQuantity],
+    year: int,
+    memo: Memo | None = None,
+    persona: frozenset[str] = frozenset(),
 ) -> list[SentenceReading]:
     """Each sentence of the answer with the key items it covers or contradicts and, for the rest,
-    what kind of move it is (substance, a referral, "it depends", a refusal...)."""
+    what kind of move it is (substance, a referral, "it depends", a refusal...). The memo also
+    keeps each reading under the sentence's quote, so a claim (whose text is that quote) is read
+    in its place in the answer's structure."""
     readings = []
-    for sentence in text_sentences(answer):
-        findings = read_sentence(sentence, keyed, year, quantities, memo)
-        span = quote_span(answer, sentence)
+    for sentence in read_structure(answer):
+        findings = read_sentence(sentence, keyed, year, quantities, memo, persona)
+        span = quote_span(answer, sentence.piece)
+        quote = answer[span.start : span.end]
+        if memo is not None:
+            memo.setdefault(quote, findings)
         contradicted = [f for f in findings if f.code == "contradicted"]
+        unsettled = [f for f in findings if f.code == "unsettled"]
         readings.append(
             SentenceReading(
                 span=span,
-                quote=answer[span.start : span.end],
+                quote=quote,
                 contradicted=[f.item_id for f in contradicted],
                 covered=[f.item_id for f in findings if f.code == "covered"],
                 doubtful=[f.item_id for f in findings if f.code == "doubtful"],
+                unsettled=[f"{f.item_id}: {f.reason}" for f in unsettled],
                 severity=worst([f.severity for f in contradicted]),
-                kind=sentence_kind(sentence),
+                kind=_kind(sentence),
             )
         )
     return readings
+
+
+def _kind(sentence: Sentence) -> SentenceKind:
+    kind = sentence_kind(sentence.piece)
+    # A heading or a suggested question may label or refer, but says nothing of substance.
+    return "filler" if kind == "substance" and not sentence.asserts else kind
 
 
 def group_items(scenario: Scenario, group_id: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""Answer text as the rules coder reads it: markdown stripped, split into sentences and clauses.
+"""Answer text as the rules coder reads it: a line stripped of its markdown, and clauses.
 
 Every piece keeps a map from its characters back to the original answer, so a pattern matched in
 the plain text still points at the exact passage the chatbot wrote (bold markers, bullets and
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from medeval.schemas import Span
 
@@ -65,7 +64,7 @@ class _Builder:
 
 
 # Typographic characters read as their plain forms (one for one, so offsets stay exact).
-_CHAR_MAP = str.maketrans(
+CHAR_MAP = str.maketrans(
     {"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " ", "\u2011": "-"}
 )
 
@@ -164,86 +163,11 @@ def _strip_prose(line: str, begin: int, end: int, start: int, out: _Builder) -> 
         out.offsets.pop()
 
 
-def plain_lines(answer: str) -> list[Piece]:
-    """The answer's non-empty lines, markdown stripped, typographic characters made plain."""
-    text = answer.translate(_CHAR_MAP)
-    lines: list[Piece] = []
-    position = 0
-    raw_lines = text.splitlines(keepends=True)
-    for n, raw in enumerate(raw_lines):
-        following = raw_lines[n + 1] if n + 1 < len(raw_lines) else ""
-        # A table's header row names columns; it says nothing by itself.
-        if raw.count("|") >= 2 and _TABLE_RULE.match(following.rstrip("\r\n")):
-            position += len(raw)
-            continue
-        out = _Builder()
-        _strip_line(raw.rstrip("\r\n"), position, out)
-        piece = out.piece()
-        if piece.text.strip():
-            lines.append(piece)
-        position += len(raw)
-    return lines
-
-
-# Words after which a period does not end a sentence.
-_ABBREVIATIONS = frozenset(
-    {
-        *("jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"),
-        *("mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri"),
-        *("dr", "mr", "mrs", "ms", "st", "jr", "sr", "vs", "etc", "approx", "e.g", "i.e", "u.s", "u.s.a"),
-        *("a.m", "p.m", "inc", "dept", "ph.d"),
-    }
-)
-_SENTENCE_END = re.compile(r"[.!?]+(?=[\"')\]]*(?:\s|$))")
-_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
-
-
-#: How far back a period looks for the word it ends. Every abbreviation is far shorter; the bound
-#: keeps splitting linear in the answer's length (an unbounded look-back searched the whole line
-#: before each period: a 60,000-character answer took seconds).
-_LOOK_BACK = 64
-_NEXT_CHAR = re.compile(r"\s*(\S?)")
-
-
-def _ends_sentence(text: str, match: re.Match[str]) -> bool:
-    if match.group() != ".":
-        return True
-    word = _WORD_BEFORE.search(text, max(0, match.start() - _LOOK_BACK), match.start())
-    if word is None:
-        return True
-    token = word.group(1).lower().rstrip(".")
-    if token in _ABBREVIATIONS:
-        return False
-    # "No. 2" is a number; a lone capital is an initial ("Dr. J. Smith").
-    after = _NEXT_CHAR.match(text, match.end())
-    if token == "no" and after is not None and after.group(1).isdigit():
-        return False
-    return not (len(token) == 1 and word.group(1).isupper())
-
-
-def sentences(answer: str) -> list[Piece]:
-    """Sentences of the answer: a line break or a sentence-ending mark ends one."""
-    return list(_sentences(answer))
-
-
-# One answer is split again by every reader of a trial (claims, each group's items, grounding):
-# splitting is pure and Pieces are frozen, so the split is kept for the most recent answers. It was
-# about a quarter of the harness's CPU per trial (docs/performance.md).
-@lru_cache(maxsize=256)
-def _sentences(answer: str) -> tuple[Piece, ...]:
-    out: list[Piece] = []
-    for line in plain_lines(answer):
-        if CELL in line.text:
-            out.append(line)  # a table row is one statement: its label and its cells
-            continue
-        start = 0
-        for match in _SENTENCE_END.finditer(line.text):
-            if not _ends_sentence(line.text, match):
-                continue
-            out.append(line.sub(start, match.end()))
-            start = match.end()
-        out.append(line.sub(start, len(line.text)))
-    return tuple(s.strip() for s in out if re.search(r"[A-Za-z0-9]", s.text))
+def plain_line(line: str, start: int) -> Piece:
+    """One line of the answer (starting at offset `start`) without its markdown."""
+    out = _Builder()
+    _strip_line(line, start, out)
+    return out.piece()
 
 
 # Between the cells of a table row in the plain text.
