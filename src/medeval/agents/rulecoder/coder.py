@@ -170,6 +170,10 @@ def uncertain_sentences(
     return [r for r in unexplained if asserts_rule(r.quote) and bears_on(r.quote, vocabulary)]
 
 
+# What a sentence that declines or only says "it varies" is, whatever key pattern it matches.
+_GENERAL_KINDS = frozenset({"refusal", "dont_know", "depends"})
+
+
 def verifier_output(
     readings: list[SentenceReading],
     items: list[str],
@@ -185,11 +189,18 @@ def verifier_output(
     study codes Not Substantive, so it credits nothing."""
     non_answer: NonAnswer | None = None
     group = set(items) - referrals
+    # A plan-specific question (its checklist asks to check the plan's own documents): a general
+    # explanation beside a refusal or a referral ("copays vary by plan; check Medicare.gov") does
+    # not answer it, whatever it matches (the study's Not Substantive).
+    plan_specific = bool(set(items) & referrals)
     # Substance: a contradiction, a group item that is more than a referral, or a statement that
     # the key credits. A referral that happens to match another fact's pattern ("check the
     # plan's formulary" beside a formulary fact) stays a referral.
     if not any(
-        r.contradicted or r.unsettled or set(r.covered) & group or (r.covered and r.kind == "substance")
+        r.contradicted
+        or r.unsettled
+        or (set(r.covered) & group and not (plan_specific and r.kind in _GENERAL_KINDS))
+        or (r.covered and r.kind == "substance")
         for r in readings
     ):
         non_answer = non_answer_kind([r.kind for r in readings])

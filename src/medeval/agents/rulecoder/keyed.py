@@ -218,6 +218,8 @@ def read_sentence(
     asserts = unit.asserts
     inherited = _negating(unit.lead)
     setting = Setting(" ".join(p.text for p in (unit.context, unit.lead) if p is not None), persona)
+    # A key's sentence-wide look-aheads read an item with its lead-in, as the item is read.
+    whole = f"{unit.lead.text} {unit.text}" if unit.lead is not None else unit.text
     found: dict[str, Finding] = {}
     doubts: dict[str, Finding] = {}
     for clause, across in reading_units(unit.piece, unit.lead):
@@ -237,12 +239,12 @@ def read_sentence(
             if claims:
                 if item.disallowed:
                     match = first_match(
-                        item.contradict, clause, "disallowed", year, sentence=unit.text, across=across
+                        item.contradict, clause, "disallowed", year, sentence=whole, across=across
                     )
                     reason = ""
                 else:
                     match, reason = judged_match(
-                        item.contradict, clause, year, item.statement, unit.text, across, setting
+                        item.contradict, clause, year, item.statement, whole, across, setting
                     )
                 if match is None:
                     match = first_match(item.stale, clause, "stale", year, item.statement, across=across)

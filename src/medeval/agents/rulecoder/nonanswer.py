@@ -36,7 +36,9 @@ _DONT_KNOW = re.compile(
     rf"{_I}(?:honestly |really )?(?:not sure|uncertain|not certain|not familiar|afraid I (?:can't|don't))|"
     rf"{_I}(?:can(?:no|')t|unable to|not able to) (?:look (?:it |that |this )?up|check|see|access|verify|"
     r"confirm|browse|search|know|tell you (?:that|this|for sure|for certain)|"
-    r"say(?: for (?:sure|certain))?\b)|"
+    r"say(?: for (?:sure|certain))?\b|"
+    r"(?:tell|give|quote) you (?:the|its|their|that|this|an exact|the exact|exactly|a specific|specific|"
+    r"harborview's|the plan's|that plan's|this plan's)\b)|"
     r"\bno way (?:for me )?to (?:know|tell|check)|\bhard (?:for me )?to say\b|"
     r"\b(?:wouldn't|would not|don't) want to (?:give|guess|speculate)",
     re.I,
@@ -51,7 +53,7 @@ _REFERRAL_TARGET = (
     r"provider directory|drug list|plan documents|(?:qualified|licensed) (?:professional|expert|advis[eo]r)"
 )
 _REFERRAL = re.compile(
-    rf"(?:\b(?:call|contact|check|visit|ask|reach out|talk (?:to|with)|speak (?:to|with)|consult|"
+    rf"(?:\b(?:call|contact|check|visit(?!s\b)|ask|reach out|talk (?:to|with)|speak (?:to|with)|consult|"
     rf"confirm|verify|"
     rf"look (?:it |that |this )?(?:up|at|in|for|through)|find (?:it|this|that|out|them|the|those|these)|"
     rf"find (?:\w+ ){{1,3}}(?:in|on|at|through)|"
@@ -77,6 +79,18 @@ _DEPENDS = re.compile(
     r"\bevery(?:one's| person's|body's) situation is (?:different|unique)|"
     r"\b(?:very )?(?:individual|personal) decision\b|\bno one-size-fits-all\b|\bcase[- ]by[- ]case\b|"
     r"\b(?:advantages|pros) and (?:disadvantages|cons)\b",
+    re.I,
+)
+# The general explanation beside a refusal or referral to a plan-specific question ("copays vary
+# by location", "networks change often"): it says why the chatbot cannot answer, not the answer.
+# A clause that also gives a figure or a rule says more than that.
+_GENERAL = re.compile(
+    r"^(?:[\w']+\s+){0,3}(?:co-?pays?|co-?payments?|premiums?|networks?|formular(?:y|ies)|drug lists?|"
+    r"prices?|amounts?|details|benefits|directories|costs?|availability|plans?)\s+"
+    r"(?:can |may |often |frequently |also |all )?(?:vary|differ|change)s?\b"
+    # Only qualifiers after it ("by location and plan", "every year"): no figure, no other statement.
+    r"(?:[\s,]+(?!(?:must|only|never|always|cannot|can't|not|no|nothing|charge|charges|cost|costs|pay|pays|"
+    r"include|includes|cover|covers|have|has|is|are)\b)[\w'-]+){0,8}[.!]?$",
     re.I,
 )
 _FILLER = re.compile(
@@ -105,6 +119,13 @@ _STRONG = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|"
     r"\b(?:must|have to|has to|required|requires?|mandatory|automatic(?:ally)?|only|never|always|cannot|"
     r"can't|won't|doesn't|don't|isn't|aren't|not|no|none|all|every|any ?time|deadline|penalt\w*)\b",
+    re.I,
+)
+# A heading or a table's header row: a label, not a statement; a short clause with one of these
+# verbs says something ("Most HMOs include drug coverage").
+_VERB = re.compile(
+    r"\b(?:is|are|isn't|aren't|was|were|include|includes|cover|covers|pay|pays|has|have|must|can|cannot|can't|"
+    r"need|needs|require|requires|charge|charges|offer|offers|work|works|lets?|allows?)\b",
     re.I,
 )
 # A heading or a table's header row: a label, not a statement.
@@ -144,13 +165,18 @@ def clause_kind(text: str) -> SentenceKind:
         return "dont_know"
     if (_REFERRAL_NEEDS.search(text) or _REFERRAL_LEAD.match(text)) and _REFERRAL.search(text):
         return "referral"
-    if _DEPENDS.search(text):
+    if _DEPENDS.search(text) or _GENERAL.search(text):
         return "depends"
     if _QUESTION.search(text):
         return "question"
     if _FILLER.search(text) and not _ASSERTIVE.search(text):
         return "filler"
-    if _LABEL.match(text) and len(text.split()) <= 8 and not re.search(r"\d", text):
+    if (
+        _LABEL.match(text)
+        and len(text.split()) <= 8
+        and not re.search(r"\d", text)
+        and not _VERB.search(text)
+    ):
         return "filler"
     return "substance"
 

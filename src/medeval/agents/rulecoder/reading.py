@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Literal
 
+from medeval.agents.rulecoder.stance import nearest_year
 from medeval.agents.rulecoder.text import Clause
 
 MatchKind = Literal["support", "contradict", "stale", "disallowed"]
@@ -104,6 +105,11 @@ def named_as_past(text: str, match: re.Match[str], current_year: int) -> bool:
     before, after = text[: match.start()], text[match.end() :]
     if _CUE_BEFORE.search(before) or _CUE_AFTER.match(after):
         return True
+    # The explicit year nearest the figure dates it ("$174.70/month in 2024", "starting in 2025,
+    # ... capped at $2,000", a "2025" column): before the key's year, it is the past's figure.
+    dated = nearest_year(text, match.start(), match.end())
+    if dated is not None:
+        return dated < current_year
     year = _YEAR_BEFORE.search(before)
     if year and int(year.group(1) or year.group(2)) < current_year:
         return True
@@ -130,7 +136,8 @@ _SUBJECTS: dict[str, re.Pattern[str]] = {
         "part_b": r"\bpart b\b",
         "part_d": r"\bpart d\b|drug (?:plan|coverage|costs?)|prescription",
         "medigap": r"\bmedigap\b|\bsupplement(?:al)?\b|\bplan [a-n]\b",
-        "advantage": r"\badvantage\b|\bma\b|\bhmos?\b|\bppos?\b|harborview",
+        # "$0 plan premium" is the plan's, not Part B's.
+        "advantage": r"\badvantage\b|\bma\b|\bhmos?\b|\bppos?\b|harborview|\bplan(?:'s)? premium",
         "nursing": r"skilled nursing|nursing (?:home|facility)|\bsnf\b|long[- ]term care",
         "income": r"\bincome\b|\bearn|\bfil(?:er|ing)\b|\birmaa\b",
     }.items()

@@ -8,9 +8,9 @@ them. A match is read for:
   the generalisation, not the claim: it asserts nothing a rule can contradict;
 - time: the explicit year nearest the match ("in 2024", "starting in 2025", a "2025" column):
   a statement dated before the key's year is about the past, not a claim about now;
-- condition: "if you're on COBRA, you must ..." speaks of the case the condition names; when
-  the condition names nothing of the fact's or the persona's situation, the reader cannot tell
-  whether it excludes the persona, and the reading is unsettled;
+- condition: "if you're on COBRA, you must ..." speaks of the case the condition names; when the
+  condition names a situation the persona is not in (or denies one the persona is in), the
+  statement is not about the persona;
 - subject: "you cannot have both", "neither of them pays" lean on the sentence before (or the
   heading, or the list's lead-in) for their subject. Resolved to programs the fact is not about,
   the match is void; not resolved at all, the reading is unsettled.
@@ -54,11 +54,28 @@ def negated_quantifier(text: str, start: int, end: int) -> bool:
     )
 
 
-_YEAR = re.compile(r"(?<![$\d,.])\b(20[0-4]\d)\b(?![,.]?\d)")
+# A year that labels a lookback ("your 2024 income", "2024 tax return") dates the income, not the
+# figure beside it.
+_YEAR = re.compile(
+    r"(?<![$\d,.])\b(20[0-4]\d)\b(?![,.]?\d)(?!(?:'s)?\s+(?:income|tax|taxes|return|magi|earnings|filing))",
+    re.I,
+)
 
 
 def nearest_year(text: str, start: int, end: int) -> int | None:
-    """The explicit year nearest the match in its clause (before it on a tie)."""
+    """The explicit year nearest the match in its clause (before it on a tie); a year inside the
+    same parentheses as the match comes first ("$202.90 in 2026 (about $174.70 in 2024)")."""
+    opened = text.rfind("(", 0, start)
+    if opened >= 0 and text.rfind(")", opened, start) < 0:
+        closed = text.find(")", end)
+        inner = text[opened : closed if closed >= 0 else len(text)]
+        year = _nearest(inner, start - opened, end - opened)
+        if year is not None:
+            return year
+    return _nearest(text, start, end)
+
+
+def _nearest(text: str, start: int, end: int) -> int | None:
     best: tuple[int, int] | None = None
     for m in _YEAR.finditer(text):
         if start <= m.start() < end:
@@ -88,6 +105,7 @@ _SITUATION = re.compile(
     r"high(?:er)? income|irmaa|qmb|slmb|nursing home residents?|live abroad|outside the u\.?s)\b",
     re.I,
 )
+_NEGATION = re.compile(r"\b(?:not|no|never|without)\b|n't\b", re.I)
 _WORD = re.compile(r"[a-z][a-z'-]{3,}")
 _PLAIN = frozenset(
     {
@@ -130,7 +148,13 @@ _SUBJECTS = {
     }.items()
 }
 # A subject that leans on what came before.
-_LEANING = re.compile(r"\b(?:both|neither|either|each other|the two|these two|those two)\b", re.I)
+# "Both", "neither", "either" standing alone ("you can't have both", "neither pays"), not opening a
+# pair it names ("both Medicare and your employer plan", "neither Lipitor nor its generic").
+_LEANING = re.compile(
+    r"\b(?:both|neither|either)\b(?!\s+(?:[\w'-]+\s+){0,5}?(?:and|nor|or)\b)"
+    r"|\b(?:the two|these two|those two)\b",
+    re.I,
+)
 _PRONOUN_START = re.compile(r"^\s*(?:it|they|these|those|this|that)\b", re.I)
 
 
@@ -139,9 +163,7 @@ def subjects(text: str) -> frozenset[str]:
     return frozenset(name for name, pattern in _SUBJECTS.items() if pattern.search(text))
 
 
-def _leans(text: str, start: int, end: int) -> bool:
-    if _LEANING.search(text, start, end):
-        return True
+def _pronoun_led(text: str, start: int) -> bool:
     return bool(_PRONOUN_START.match(text)) and start <= len(text.split(" ", 3)[0]) + 12
 
 
@@ -155,16 +177,25 @@ def read_match(
     dated = nearest_year(text, start, end)
     if dated is not None and dated < year:
         return "void", f"dated {dated}"
+    before = _CONDITION_BEFORE.match(text)
+    if before is not None and end <= before.end():
+        return "void", "inside a condition (an if-clause asserts nothing)"
     condition = condition_of(text, start, end)
     if condition is not None:
-        situation = {m.group().lower() for m in _SITUATION.finditer(condition)}
+        situation = [m.group() for m in _SITUATION.finditer(condition)]
         known = content_words(statement) | setting.persona
-        if situation and not any(content_words(w) & known for w in situation):
-            return "unsettled", f"a condition that may not be the persona's ({condition.strip()!r})"
-    if _leans(text, start, end):
+        persona_in = any(content_words(w) & known for w in situation)
+        # "If you're on COBRA" (not the persona's case), "if you don't have Medicaid" (the
+        # persona has it): the condition excludes the persona.
+        if situation and (not persona_in or _NEGATION.search(condition)):
+            return "void", f"a condition that excludes the persona ({condition.strip()!r})"
+    leaning = _LEANING.search(text, start, end) is not None
+    if leaning or _pronoun_led(text, start):
         own = subjects(statement)
         named = subjects(text) or subjects(sentence) or subjects(setting.context)
-        if own and not named:
+        # "Both"/"neither" with nothing before them to name the pair cannot be read; "it" or
+        # "they" usually can (the thing just talked about), so only a resolution elsewhere voids it.
+        if own and not named and leaning:
             return "unsettled", "a subject the reader could not resolve"
         if own and named and not named & own:
             return "void", "about another subject"

@@ -199,7 +199,7 @@ _COLON = re.compile(r":\s")
 # A comparison phrase set off by commas or parentheses: "unlike Medicare", "compared with Medigap".
 _COMPARISON = re.compile(
     r"(?:^|,\s*|\(\s*)(?P<phrase>(?:unlike|compared (?:with|to)|as opposed to|in contrast to|versus|vs\.?)"
-    r"\s[^,;()]*?)(?=\s*(?:,|\)|$))",
+    r"\s[^,;()]*?(?:\s*\([^()]*\))?)(?=\s*(?:,|\)|$))",
     re.I,
 )
 _RANGE_DASH = re.compile(r"[\d$%]\s*$")
