@@ -1,5 +1,5 @@
-"""Time of the rules coder's reading of structure, sentences and clauses on one long answer (a benchmark that prints
-figures; not a test).
+"""Time of the rules coder's reading of structure, sentences and clauses on one long answer (a
+benchmark that prints figures; not a test).
 
     .venv/bin/python benchmarks/splitter.py [--sizes 60000,1000000]
 
