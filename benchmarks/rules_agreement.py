@@ -33,7 +33,7 @@ from medeval.agents import rules
 from medeval.agents.extractor import RULES
 from medeval.calibration.reference import load_reference, load_scenarios
 from medeval.engine.calibrate import calibrate, calibration_config
-from medeval.scenarios.load import bundled_scenarios_dir, expand_paths, load_scenario
+from medeval.scenarios.load import expand_paths, load_scenario, season_dir
 from medeval.schemas import MATERIAL_SEVERITIES, Label, Scenario, VerifierOutput
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "ship_phrasings.jsonl"
@@ -162,7 +162,9 @@ def category(scenario: Scenario, group: str, output: VerifierOutput) -> tuple[st
 def code_corpus(rows: list[dict[str, str]], scenarios_dir: Path | None = None) -> Figures:
     """Code every row; scenario files in `scenarios_dir` stand in for the bundled ones of the
     same id (to try a key under edit)."""
-    paths = expand_paths([bundled_scenarios_dir()])
+    # The corpora are 2026 answers: the 2026 season's keys (the bundle holds every season's under
+    # the same ids).
+    paths = expand_paths([season_dir()])
     if scenarios_dir is not None:
         paths += expand_paths([scenarios_dir])
     library = {s.scenario_id: s for s in (load_scenario(p) for p in paths)}

@@ -127,7 +127,9 @@ def code_answer(scenario: Scenario, group_id: str, answer: str, memo: Memo | Non
     index = key_index(scenario)
     group = index.group(group_id)
     return verifier_output(
-        read_answer(answer, index.keyed, index.quantities, scenario.group_year(group_id), memo, index.persona),
+        read_answer(
+            answer, index.keyed, index.quantities, scenario.group_year(group_id), memo, index.persona
+        ),
         group.items,
         group.vocabulary,
         index.referrals,
