@@ -16,7 +16,9 @@ not a forger who rewrites every later hash and the checkpoint too; publishing th
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -84,6 +86,11 @@ def check_chain(path: Path, findings: list[Finding]) -> ChainState:
             if torn is not None:
                 findings.append(_torn(path, torn, final=False))
                 torn = None
+            digest = _stored_digest(text, expected)
+            if digest is not None:
+                expected = digest
+                state.add(digest)
+                continue
             try:
                 record: Any = parse_line(text)
             except ValueError:  # not JSON, or cut inside a multi-byte character
@@ -136,6 +143,27 @@ def check_chain(path: Path, findings: list[Finding]) -> ChainState:
     if torn is not None:
         findings.append(_torn(path, torn, final=True))
     return state
+
+
+_TAIL = re.compile(rb',"hash":"([0-9a-f]{64})"\}\r?\n?$')
+
+
+def _stored_digest(line: bytes, expected: str) -> str | None:
+    """The record's hash when the line is exactly as the writer stores it (its canonical body with
+    the hash added last) and the body hashes to it and names `expected` as the record before; else
+    None, and the line is parsed and checked in full (which names what is wrong). Hashing the bytes
+    skips a JSON parse and re-serialisation per record: a 10,000-trial run verifies in about a
+    second instead of ten."""
+    tail = _TAIL.search(line)
+    if tail is None:
+        return None
+    digest = tail.group(1).decode("ascii")
+    body = line[: tail.start()] + b"}"
+    if hashlib.sha256(body).hexdigest() != digest:
+        return None
+    if b'"prev_hash":"' + expected.encode("ascii") + b'"' not in body:
+        return None
+    return digest
 
 
 def _torn(path: Path, number: int, *, final: bool) -> Finding:
