@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import csv
 import re
+import shlex
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -14,8 +16,10 @@ from medeval import api
 from medeval.engine.config import RunConfig
 from medeval.engine.orchestrator import RunResult, run
 from medeval.export import COLUMNS, TABLES
+from medeval.export.cache import table_files
 
 from .conftest import REPO, SCENARIOS, medeval
+from .export_oracle import same_tables
 
 SCENARIO_001 = SCENARIOS / "scenario_001.json"
 FOLLOWUP = SCENARIOS / "employer_coverage_followup.json"
@@ -103,3 +107,40 @@ def test_api_runs_inside_a_running_event_loop(tmp_path: Path) -> None:
 
     result = asyncio.run(notebook_cell())
     assert len(result.records) == 1 and result.records[0].status == "scored"
+
+
+def test_every_documented_query_example_runs(two_runs: Path) -> None:
+    """The command lines of docs/data.md (and the API lines beside them) run as written."""
+    documented = (REPO / "docs" / "data.md").read_text(encoding="utf-8")
+    commands = [line for line in documented.splitlines() if line.startswith("medeval ")]
+    assert sum(line.startswith("medeval query ") for line in commands) >= 3
+    run_a, run_b = sorted(p.name for p in (two_runs / "runs").iterdir())
+    for line in commands:
+        line = line.split("   #")[0].replace("RUN_A", run_a).replace("RUN_B", run_b)
+        done = medeval(*shlex.split(line)[1:], cwd=two_runs)
+        assert done.returncode == 0, (line, done.stderr)
+        assert done.stderr == "", (line, done.stderr)
+    runs = api.load(two_runs / "runs")
+    assert runs.rates(by=("target", "variant")).fetchall()
+    assert runs.sql("select * from calls where role = 'target'").fetchall()
+    runs.close()
+
+
+def test_the_duckdb_tables_equal_the_obvious_python_ones(two_runs: Path) -> None:
+    for run_dir in sorted((two_runs / "runs").iterdir()):
+        assert same_tables(table_files(run_dir), run_dir) == {}
+
+
+def test_tables_are_built_once_and_again_when_the_run_changes(two_runs: Path, tmp_path: Path) -> None:
+    source = sorted((two_runs / "runs").iterdir())[0]
+    run_dir = tmp_path / source.name
+    shutil.copytree(source, run_dir, ignore=shutil.ignore_patterns(".cache"))
+    first = table_files(run_dir)
+    stamp = first["groups"].stat().st_mtime_ns
+    assert table_files(run_dir) == first and first["groups"].stat().st_mtime_ns == stamp
+    # A new line in the run (as an appended trial would be) gives a new key and fresh tables.
+    with (run_dir / "calls.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write("\n")
+    second = table_files(run_dir)
+    assert second["groups"] != first["groups"] and second["groups"].is_file()
+    assert not first["groups"].parent.exists()  # the old build was removed

@@ -49,14 +49,13 @@ def query_command(
     from rich.text import Text
 
     from medeval.export import connect, find_runs
-    from medeval.export.sandbox import fetch, lock_down, run_query
+    from medeval.export.sandbox import fetch, run_query
     from medeval.records.integrity import check_runs
 
     runs = find_runs(run_dirs)
     check_runs(runs, allow_damaged=allow_damaged)
-    con = connect(runs)
+    con = connect(runs, contained=True)
     try:
-        lock_down(con, [])
         relation = run_query(con, sql)
         if relation is None:
             return

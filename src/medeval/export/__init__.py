@@ -3,7 +3,7 @@ stable column names (documented in docs/data.md), for `medeval export`, `medeval
 `medeval.api`.
 A reader: imports records, schemas and errors; never the engine."""
 
-from medeval.export.tables import COLUMNS, TABLES, run_tables
+from medeval.export.tables import COLUMNS, TABLES
 from medeval.export.views import connect, export_runs, find_runs
 
-__all__ = ["COLUMNS", "TABLES", "connect", "export_runs", "find_runs", "run_tables"]
+__all__ = ["COLUMNS", "TABLES", "connect", "export_runs", "find_runs"]

@@ -1,5 +1,6 @@
-"""The tables in DuckDB: an in-memory database with one table per tidy table over any number of
-runs (what `medeval query` and `medeval.api` read), and export to Parquet or CSV."""
+"""The tables in DuckDB: an in-memory database with one view per tidy table over the cached Parquet
+files of any number of runs (what `medeval query` and `medeval.api` read), and export to Parquet or
+CSV. DuckDB does the work: reading, joining and writing never pass rows through Python."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from typing import Literal
 import duckdb
 
 from medeval.errors import UserError
-from medeval.export.tables import COLUMNS, TABLES, run_tables
+from medeval.export.cache import table_files
+from medeval.export.sandbox import lock_down
+from medeval.export.tables import COLUMNS, TABLES
 from medeval.records.safe_output import csv_select
 from medeval.records.storage import MANIFEST
 
@@ -34,26 +37,39 @@ def find_runs(paths: list[Path] | None = None, default: Path = Path("runs")) -> 
     return found
 
 
-def connect(
-    run_dirs: list[Path], connection: duckdb.DuckDBPyConnection | None = None
-) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB database holding the tables (trials, groups, claims, checklist, calls)."""
-    con = connection or duckdb.connect(":memory:")
-    for name in TABLES:
-        columns = ", ".join(f'"{c}" {t}' for c, t in COLUMNS[name].items())
-        con.execute(f"CREATE OR REPLACE TABLE {name} ({columns})")
+def table_paths(run_dirs: list[Path]) -> dict[str, list[Path]]:
+    """Each table's Parquet files, one per run, built where a run changed since its last build."""
+    paths: dict[str, list[Path]] = {name: [] for name in TABLES}
     for directory in run_dirs:
         try:
-            tables = run_tables(directory)
-        except (OSError, ValueError, KeyError) as error:
+            files = table_files(directory)
+        except (OSError, ValueError, KeyError, duckdb.Error) as error:
+            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
             raise UserError(
-                f"{directory}: cannot read the run ({type(error).__name__}: {error}); "
+                f"{directory}: cannot read the run ({type(error).__name__}: {first}); "
                 f"see medeval verify {directory}"
             ) from None
-        for name, rows in tables.items():
-            if rows:
-                marks = ", ".join("?" for _ in COLUMNS[name])
-                con.executemany(f"INSERT INTO {name} VALUES ({marks})", [list(r) for r in rows])
+        for name, path in files.items():
+            paths[name].append(path.resolve())
+    return paths
+
+
+def connect(
+    run_dirs: list[Path],
+    connection: duckdb.DuckDBPyConnection | None = None,
+    *,
+    contained: bool = False,
+) -> duckdb.DuckDBPyConnection:
+    """A DuckDB database with one view per table (trials, groups, claims, checklist, calls) over the
+    runs' cached Parquet files. `contained`: nothing but those files can be read, nothing written
+    (what `medeval query` runs in)."""
+    paths = table_paths(run_dirs)
+    con = connection or duckdb.connect(":memory:")
+    for name in TABLES:
+        files = ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths[name])
+        con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet([{files}])")
+    if contained:
+        lock_down(con, [p for files in paths.values() for p in files])
     return con
 
 

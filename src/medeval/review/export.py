@@ -45,6 +45,10 @@ CSV_COLUMNS = (
     "category",
     "item_codes",
     "note",
+    # Which export the sheet is, and whether it was blind: the import records both, as it does from
+    # the coding page's file.
+    "export_id",
+    "blind",
 )
 
 
@@ -162,6 +166,8 @@ def csv_rows(export: Export) -> list[dict[str, str]]:
                 "category": "",
                 "item_codes": "",
                 "note": "",
+                "export_id": export.export_id,
+                "blind": "true" if export.blind else "false",
             }
         )
     return rows

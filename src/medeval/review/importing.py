@@ -57,7 +57,16 @@ def read_codes(path: Path) -> CodesFile:
             for n, row in enumerate(rows, start=2)
             if (row.get("category") or "").strip()
         ]
-        return CodesFile(run_id=None, export_id="", blind=None, coder="", entries=entries)
+        export_ids = {(row.get("export_id") or "").strip() for row in rows}
+        blinds = {(row.get("blind") or "").strip().lower() for row in rows}
+        if len(export_ids) > 1 or len(blinds) > 1:
+            raise UserError(
+                f"{path}: rows from more than one export (export_id or blind differ); import one "
+                "export's sheet at a time"
+            )
+        blind = {"true": True, "false": False}.get(next(iter(blinds), ""))
+        export_id = next(iter(export_ids), "")
+        return CodesFile(run_id=None, export_id=export_id, blind=blind, coder="", entries=entries)
     try:
         data = json.loads(text)
     except ValueError as error:

@@ -34,6 +34,7 @@ from medeval.reporting.stats.intervals import (
     mean_difference,
     proportion_difference,
 )
+from medeval.reporting.tables.people import apply_final
 from medeval.reporting.tables.run_tables import SCORED_FILTER
 
 SCORES = ("accuracy", "completeness", "safety_risk", "calibration")
@@ -92,6 +93,8 @@ class Comparison(BaseModel):
     presence: Presence | None = None
     #: A and B are the same run directory: every difference is zero by construction.
     same_run: bool = False
+    #: Who decided the groups of each run (judges or people, and how many blind).
+    who_decided: list[str] = []
 
     def flagged(self) -> list[Change]:
         return [c for c in self.changes if c.significant]
@@ -184,6 +187,10 @@ def parse_pairs(given: list[str] | None) -> list[tuple[str, str]]:
 def compare_runs(run_a: Path, run_b: Path, pairs: list[tuple[str, str]] | None = None) -> Comparison:
     corpus_a, corpus_b = Corpus([run_a]), Corpus([run_b])
     try:
+        # The final categories (people's codes over the judges'), as every view counts them.
+        apply_final(corpus_a)
+        apply_final(corpus_b)
+        who = [f"{name}: {who_decided(c)}" for name, c in (("A", corpus_a), ("B", corpus_b))]
         outcomes_a, outcomes_b = _outcomes(corpus_a), _outcomes(corpus_b)
         items_a, items_b = pooled_outcomes(corpus_a), pooled_outcomes(corpus_b)
         asked_a, asked_b = asked(corpus_a), asked(corpus_b)
@@ -256,7 +263,17 @@ def compare_runs(run_a: Path, run_b: Path, pairs: list[tuple[str, str]] | None =
         pooled=pooled(items_a, items_b, pairs),
         presence=where,
         same_run=run_a.resolve() == run_b.resolve() or snap_a.run_id == snap_b.run_id,
+        who_decided=who,
     )
+
+
+def who_decided(corpus: Corpus) -> str:
+    """`12 groups decided by the judges, 3 by people (3 of them blind)`, over the scored groups."""
+    row = corpus.query(
+        "SELECT count(*) FILTER (decided_by = 'judges'), count(*) FILTER (decided_by <> 'judges'), "
+        "count(*) FILTER (decided_by <> 'judges' AND decided_blind) FROM trial_groups WHERE scored"
+    )[0]
+    return f"{row[0]} group(s) decided by the judges, {row[1]} by people ({row[2]} of them blind)"
 
 
 def _only(unmatched: set[Key], other: Asked, pairs: list[tuple[str, str]]) -> list[str]:

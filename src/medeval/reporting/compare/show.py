@@ -57,6 +57,7 @@ def render_markdown(comparison: Comparison) -> str:
         lines += [f"- **{SAME_RUN}**"]
     nothing = "- Nothing: same targets, scenarios, served models, prompts and judges."
     lines += [f"- **{c}**" for c in comparison.snapshot_changes] or [nothing]
+    lines += [f"- Who decided, {w}" for w in comparison.who_decided]
     lines += ["", *pooled_markdown(comparison.pooled)]
     flagged = comparison.flagged()
     lines += [f"## Significant changes per question group ({len(flagged)})", ""]
@@ -104,6 +105,8 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
             )
     else:
         console.print("Snapshots match: same targets, scenarios, served models, prompts and judges.")
+    for line in comparison.who_decided:
+        console.print(Text(f"Who decided, {line}"), highlight=False, soft_wrap=True)
     print_pooled(comparison, console)
     table = Table(
         title="Changes B − A per question group (A&C rate, accuracy, completeness)", title_justify="left"

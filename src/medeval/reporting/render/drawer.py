@@ -79,7 +79,7 @@ def fact_source(corpus: Corpus, scenario_id: str, fact_id: str) -> str:
     return source
 
 
-def _entry(record: TrialRecord, group: GroupResult, facts: _Facts) -> dict[str, Any]:
+def _entry(record: TrialRecord, group: GroupResult, facts: _Facts, decided: str) -> dict[str, Any]:
     finals = {fc.claim_id: fc for fc in record.final_claims}
     turns = set(group.turn_ids)
     question: list[str] = []
@@ -127,6 +127,7 @@ def _entry(record: TrialRecord, group: GroupResult, facts: _Facts) -> dict[str, 
         "scenario": record.scenario_id,
         "category": group.ship_category.value,
         "label": LABELS.get(group.ship_category.value, group.ship_category.value),
+        "decided": decided,
         "question": defang("\n".join(question)),
         "answer": "".join(answers),
         "claims": claims_out,
@@ -135,8 +136,11 @@ def _entry(record: TrialRecord, group: GroupResult, facts: _Facts) -> dict[str, 
     }
 
 
-def drawer_entries(corpus: Corpus, records: Iterable[TrialRecord]) -> dict[str, Any]:
-    """{"rows": drawer key -> entries by epoch, "facts": scenario -> fact id -> [text, source]}."""
+def drawer_entries(
+    corpus: Corpus, records: Iterable[TrialRecord], decided: dict[tuple[str, str], str] | None = None
+) -> dict[str, Any]:
+    """{"rows": drawer key -> entries by epoch, "facts": scenario -> fact id -> [text, source]}.
+    `records` carry their final categories; `decided` says who decided each (trial, group)."""
     out: dict[str, list[dict[str, Any]]] = {}
     facts = _Facts(corpus)
     for record in records:
@@ -146,7 +150,8 @@ def drawer_entries(corpus: Corpus, records: Iterable[TrialRecord]) -> dict[str, 
                 group.question_group,
                 record.target.spec,
             )
-            out.setdefault(key, []).append(_entry(record, group, facts))
+            who = (decided or {}).get((record.trial_id, group.question_group), "decided by the judges")
+            out.setdefault(key, []).append(_entry(record, group, facts, who))
     for entries in out.values():
         entries.sort(key=lambda e: (e["variant"], e["epoch"], e["scenario"], e["trial"]))
     return {"rows": out, "facts": facts.table}

@@ -32,6 +32,7 @@ from medeval.reporting.tables.headline import HEADLINE_CATEGORIES, SHORT_LABELS
 from medeval.reporting.tables.model import ReportData, ReportPaths
 from medeval.reporting.tables.questions import TABLE_CATEGORIES, question_rows
 from medeval.reporting.tables.run_tables import POOLED
+from medeval.review.resolution import Final, Resolution
 from medeval.schemas import STUDY_CATEGORIES, FinalClaim, ShipCategory, TrialRecord
 
 #: Transcript bodies past this many characters in all are embedded compressed and loaded on demand.
@@ -93,7 +94,9 @@ def verdict_of(final: FinalClaim | None) -> str:
     return final.label.value
 
 
-def trial_view(corpus: Corpus, record: TrialRecord, index: int) -> dict[str, Any]:
+def trial_view(
+    corpus: Corpus, record: TrialRecord, index: int, decisions: dict[str, Final] | None = None
+) -> dict[str, Any]:
     finals = {fc.claim_id: fc for fc in record.final_claims}
     prefix = f"t{index}"
     claim_views: dict[str, list[dict[str, Any]]] = {}
@@ -141,6 +144,7 @@ def trial_view(corpus: Corpus, record: TrialRecord, index: int) -> dict[str, Any
         {
             "group": g,
             "missed": list(g.scores.missing_required_points),
+            "decided": decisions[g.question_group].label() if decisions else "decided by the judges",
         }
         for g in record.groups
     ]
@@ -259,10 +263,17 @@ def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials:
     )
     environment.filters["t"] = safe_text
     template = environment.get_template("report.html.j2")
-    trials = [
-        trial_view(corpus, record, i) for i, record in enumerate(corpus.records(limit=max_trials), start=1)
-    ]
-    drawer_facts, drawer_data = drawer_blocks(drawer_entries(corpus, [t["record"] for t in trials]))
+    # People's codes over the judges', from the one resolution every view reads.
+    resolutions = {s.run_id: Resolution.of_run(s.directory) for s in corpus.snapshots}
+    trials = []
+    for i, raw in enumerate(corpus.records(limit=max_trials), start=1):
+        resolution = resolutions.get(raw.run_id) or Resolution([])
+        record, finals = resolution.apply(raw)
+        trials.append(trial_view(corpus, record, i, finals))
+    decided = {
+        (t["record"].trial_id, g["group"].question_group): g["decided"] for t in trials for g in t["groups"]
+    }
+    drawer_facts, drawer_data = drawer_blocks(drawer_entries(corpus, [t["record"] for t in trials], decided))
     bodies, body_chunks = transcript_bodies(environment, trials)
     groups = sorted({g.question_group for t in trials for g in t["record"].groups}, key=group_sort_key)
     html = template.render(

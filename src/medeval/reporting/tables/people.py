@@ -19,6 +19,7 @@ from medeval.reporting.loading.baseline import load_baseline
 from medeval.reporting.loading.run import Corpus
 from medeval.reporting.tables.run_tables import POOLED, POOLED_OTHER, ShipRow
 from medeval.review.precedence import HumanOutcome, outcomes
+from medeval.review.resolution import Resolution
 from medeval.review.store import read_imports
 
 PERSON = ("consensus", "coder")
@@ -59,40 +60,68 @@ class HumanReview(BaseModel):
     inter_coder: list[CoderAgreement]
     #: (question_group, target) -> groups decided by people, for ship_table.csv
     per_cell: dict[str, int] = Field(default_factory=dict)
+    #: the same, counting the decisions made blind only
+    per_cell_blind: dict[str, int] = Field(default_factory=dict)
 
-    def cell(self, question_group: str, target: str) -> int:
-        return self.per_cell.get(f"{question_group}\x1f{target}", 0)
+    def cell(self, question_group: str, target: str, *, blind: bool = False) -> int:
+        cells = self.per_cell_blind if blind else self.per_cell
+        return cells.get(f"{question_group}\x1f{target}", 0)
 
 
-def apply_reviews(corpus: Corpus) -> HumanReview:
+def apply_final(corpus: Corpus) -> tuple[int, set[str], list[tuple[str, HumanOutcome]]]:
+    """Rewrite `trial_groups` to the final categories of review/resolution.py (the one resolution
+    every view reads): `ship_category` final, `judge_category`, `decided_by`, `decided_blind` and
+    `review_status` beside it. Returns the imports read, their coders and each run's outcomes."""
     corpus.con.execute("ALTER TABLE trial_groups ADD COLUMN judge_category VARCHAR")
     corpus.con.execute("ALTER TABLE trial_groups ADD COLUMN decided_by VARCHAR DEFAULT 'judges'")
-    corpus.con.execute("UPDATE trial_groups SET judge_category = ship_category, decided_by = 'judges'")
+    corpus.con.execute("ALTER TABLE trial_groups ADD COLUMN decided_blind BOOLEAN")
+    corpus.con.execute("ALTER TABLE trial_groups ADD COLUMN review_status VARCHAR")
+    corpus.con.execute(
+        "UPDATE trial_groups SET judge_category = ship_category, decided_by = 'judges', "
+        "review_status = CASE WHEN ship_category = 'needs_review' THEN 'awaiting_review' ELSE 'judges' END"
+    )
     imports = 0
     coders: set[str] = set()
     found: list[tuple[str, HumanOutcome]] = []
+    rows: list[tuple[str, str, str, str | None, str, bool | None, str]] = []
     for snapshot in corpus.snapshots:
         records = read_imports(snapshot.directory)
         imports += len(records)
         coders |= {r.coder for r in records}
-        found.extend((str(snapshot.directory), o) for o in outcomes(records))
-    rows = [
-        (run_dir, o.trial_id, o.question_group, o.category, o.decided_by)
-        for run_dir, o in found
-        if o.category is not None
-    ]
+        resolution = Resolution(outcomes(records))
+        run_dir = str(snapshot.directory)
+        found.extend((run_dir, o) for o in resolution.outcomes)
+        for o in resolution.outcomes:
+            final = resolution.final(o.trial_id, o.question_group, "")
+            rows.append(
+                (
+                    run_dir,
+                    o.trial_id,
+                    o.question_group,
+                    final.category or None,
+                    final.decided_by,
+                    final.blind,
+                    final.review_status,
+                )
+            )
     if rows:
         corpus.con.execute(
             "CREATE TEMP TABLE human_final (run_dir VARCHAR, trial_id VARCHAR, question_group VARCHAR, "
-            "category VARCHAR, decided_by VARCHAR)"
+            "category VARCHAR, decided_by VARCHAR, blind BOOLEAN, status VARCHAR)"
         )
-        corpus.con.executemany("INSERT INTO human_final VALUES (?, ?, ?, ?, ?)", rows)
+        corpus.con.executemany("INSERT INTO human_final VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         corpus.con.execute(
-            "UPDATE trial_groups SET ship_category = h.category, decided_by = h.decided_by "
+            "UPDATE trial_groups SET ship_category = coalesce(h.category, trial_groups.ship_category), "
+            "decided_by = h.decided_by, decided_blind = h.blind, review_status = h.status "
             "FROM human_final h "
             "WHERE trial_groups.run_dir = h.run_dir AND trial_groups.trial_id = h.trial_id "
             "AND trial_groups.question_group = h.question_group"
         )
+    return imports, coders, found
+
+
+def apply_reviews(corpus: Corpus) -> HumanReview:
+    imports, coders, found = apply_final(corpus)
     # The judges' category of the coded groups only: a run's people code hundreds of groups, while
     # it may hold millions.
     corpus.con.execute(
@@ -124,9 +153,12 @@ def apply_reviews(corpus: Corpus) -> HumanReview:
         if c.decision.judge_item_codes.get(fact, "undecided") != "undecided"
     ]
     per_cell = Counter(f"{o.question_group}\x1f{o.target}" for _, o in decided)
+    per_cell_blind = Counter(f"{o.question_group}\x1f{o.target}" for _, o in decided if o.blind)
     for _, o in decided:
         if o.question_group:
             per_cell[f"{_pooled_name(o.question_group)}\x1f{o.target}"] += 1
+            if o.blind:
+                per_cell_blind[f"{_pooled_name(o.question_group)}\x1f{o.target}"] += 1
     return HumanReview(
         imports=imports,
         coders=sorted(coders),
@@ -165,6 +197,7 @@ def apply_reviews(corpus: Corpus) -> HumanReview:
             {o.item_id: {c.coder: c.category for c in o.codes} for _, o in present if len(o.codes) > 1}
         ),
         per_cell=dict(per_cell),
+        per_cell_blind=dict(per_cell_blind),
     )
 
 
@@ -175,5 +208,7 @@ def _pooled_name(group: str) -> str:
 
 def ship_csv_row(row: ShipRow, human: HumanReview) -> dict[str, object]:
     """A ship_table.csv row with the number of its groups people decided (blank for counselors)."""
-    decided = human.cell(row.question_group, row.target) if row.source == "ai" else ""
-    return {**row.csv_row(), "decided_by_people": decided}
+    ai = row.source == "ai"
+    decided = human.cell(row.question_group, row.target) if ai else ""
+    blind = human.cell(row.question_group, row.target, blind=True) if ai else ""
+    return {**row.csv_row(), "decided_by_people": decided, "decided_by_people_blind": blind}
