@@ -105,3 +105,30 @@ def test_fake_run_costs_nothing_and_reports_it(tmp_path: Path) -> None:
     summary = json.loads((result.store.directory / SUMMARY).read_text(encoding="utf-8"))
     assert summary["cost"]["total_usd"] == 0.0 and summary["cost"]["unpriced_models"] == []
     assert summary["trials_written"] == 1 and summary["outcome"] == "complete"
+
+
+def test_the_bundled_price_table_dates_and_sources_every_price_and_never_guesses() -> None:
+    table = cost.load_prices()
+    for spec, price in table.models.items():
+        assert price.source and price.as_of, spec
+        assert price.status == "sourced" or price.source.startswith("placeholder:"), spec
+    # No published price was found for these: they are listed as unpriced, never given a figure.
+    for spec in ("xai:grok-4.6", "xai:grok-4.6-mini", "google:gemini-3.8-pro"):
+        assert spec in table.unpriced and table.price(spec) is None
+
+
+@pytest.mark.parametrize("target", ["xai:grok-4.6", "xai:grok-4.6-mini", "google:gemini-3.8-pro"])
+def test_max_cost_with_an_unpriced_model_names_it_and_says_how_to_supply_a_price(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, target: str
+) -> None:
+    monkeypatch.delenv("MEDEVAL_PRICES", raising=False)
+    monkeypatch.setenv("XAI_API_KEY", "test-key-never-sent")
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key-never-sent")
+    config = RunConfig(scenarios=[SCENARIO_001], targets=[target], out=tmp_path / "runs", max_cost=5.0)
+    with pytest.raises(ConfigError) as refused:
+        run(config)
+    (line,) = refused.value.lines
+    assert f"--max-cost needs a price for {target}, which is unpriced in data/prices.json" in line
+    assert "never guessed" in line
+    assert f'add "{target}": {{"input": USD_PER_M' in line and "set MEDEVAL_PRICES=that file" in line
+    assert not (tmp_path / "runs").exists()

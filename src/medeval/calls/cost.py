@@ -35,7 +35,10 @@ class Price(BaseModel):
     input: float
     output: float
     status: Literal["placeholder", "sourced"]
+    #: Where the price comes from (a price page and section), or why it is a placeholder.
     source: str | None = None
+    #: When the source was read (YYYY-MM-DD).
+    as_of: str | None = None
     #: Batch API prices, where the provider's differ from the adapter's `batch_discount`.
     batch_input: float | None = None
     batch_output: float | None = None
@@ -84,6 +87,8 @@ class PriceTable(BaseModel):
     unit: str
     note: str = ""
     models: dict[str, Price]
+    #: Known models deliberately without a price (none published where the sources were read): why.
+    unpriced: dict[str, str] = Field(default_factory=dict)
     #: Per-provider defaults for a model whose entry names no cache prices.
     cache_ratios: dict[str, CacheRatio] = Field(default_factory=lambda: dict(DEFAULT_CACHE_RATIOS))
 

@@ -3,10 +3,11 @@ cost at typical token counts. (The ceiling while running is checked by the orche
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Container
 
-from medeval.calls.cost import PriceTable, estimate_cost
+from medeval.calls.cost import PRICES_ENV, PriceTable, estimate_cost
 from medeval.calls.gateway import Gateway
 from medeval.engine.config import RunConfig
 from medeval.engine.types import TrialPlan
@@ -78,10 +79,7 @@ def check_budget(
     estimate += batch_estimate
     unpriced += batch_unpriced
     if unpriced:
-        raise ConfigError(
-            f"--max-cost needs a price for {unpriced[0]}, which data/prices.json lacks; "
-            "add it to the table or drop --max-cost"
-        )
+        raise ConfigError(unpriced_line(unpriced[0], prices))
     if spent + estimate > config.max_cost:
         already = f", {dollars(spent)} already spent" if spent else ""
         raise ConfigError(
@@ -90,6 +88,19 @@ def check_budget(
             f"{already}) exceeds --max-cost {dollars(config.max_cost)}; "
             "raise --max-cost or run fewer scenarios, targets or epochs"
         )
+
+
+def unpriced_line(spec: str, prices: PriceTable) -> str:
+    """--max-cost with a model the price table has no price for: which, why, and how to give one."""
+    why = prices.unpriced.get(spec)
+    table = f"${PRICES_ENV}" if os.environ.get(PRICES_ENV) else f"data/prices.json (as of {prices.as_of})"
+    return (
+        f"--max-cost needs a price for {spec}, which is unpriced in {table}"
+        + (f" ({why})" if why else "")
+        + f'; to supply one, copy src/medeval/data/prices.json, add "{spec}": {{"input": USD_PER_M, '
+        '"output": USD_PER_M, "status": "sourced", "source": "price page", "as_of": "YYYY-MM-DD"} '
+        f"under models, and set {PRICES_ENV}=that file; or drop --max-cost"
+    )
 
 
 def dollars(amount: float) -> str:
