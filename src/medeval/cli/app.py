@@ -260,8 +260,12 @@ def verify(run_dir: Annotated[Path, typer.Argument(help="A run directory")]) -> 
 @app.command()
 def rescore(
     run_dir: Annotated[Path, typer.Argument(help="The run whose transcripts to judge again")],
-    judge: Annotated[list[str], typer.Option("--judge", "-j", help="Judge spec, repeatable")],
-    judges: Annotated[int, typer.Option("--judges", min=2, help="Independent verifiers per turn")] = 2,
+    judge: Annotated[
+        list[str] | None, typer.Option("--judge", "-j", help="Judge spec, repeatable (default: the run's)")
+    ] = None,
+    judges: Annotated[
+        int | None, typer.Option("--judges", min=2, help="Independent verifiers per turn [default: 2]")
+    ] = None,
     extractor: Annotated[str | None, typer.Option(help="Extractor spec (default: first judge)")] = None,
     adjudicator: Annotated[str | None, typer.Option(help="Model that breaks verifier ties")] = None,
     out_dir: Annotated[
@@ -272,6 +276,10 @@ def rescore(
     batch: Annotated[
         bool, typer.Option("--batch", help="Judges through provider batch APIs (cheaper, slower)")
     ] = False,
+    keys: Annotated[
+        list[Path] | None,
+        typer.Option(help="Judge with these keys of the run's scenarios instead (a later season's)"),
+    ] = None,
 ) -> None:
     """Judge a run's stored transcripts again into a new run; makes no target calls."""
     from medeval.calls.batching import BatchSettings
@@ -283,9 +291,10 @@ def rescore(
     err.print(RESEARCH_NOTICE, style="dim")
     result = rescore_run(
         run_dir,
-        judge,
+        judge or [],
         out=out_dir,
-        judge_count=judges,
+        keys=keys,
+        judge_count=judges if judges is not None else (2 if judge else None),
         extractor=extractor,
         adjudicator=adjudicator,
         batch=BatchSettings(enabled=True) if batch else None,

@@ -69,6 +69,14 @@ def compare_command(
             "default: the same spec in both runs)",
         ),
     ] = None,
+    drift: Annotated[
+        bool,
+        typer.Option(
+            "--drift",
+            help="B used other keys (a later season's): judge A's transcripts again with B's keys (no "
+            "target calls) and split each target's change into the key's and the model's (drift.md)",
+        ),
+    ] = False,
 ) -> None:
     """Change per question group between two runs, with 95% CIs; what changed and what is significant."""
     from medeval.records.integrity import check_runs
@@ -89,6 +97,38 @@ def compare_command(
         ) from None
     out.print(f"compare: {markdown}", highlight=False, soft_wrap=True)
     out.print(f"compare: {csv_path}", highlight=False, soft_wrap=True)
+    keys_changed = any(line.startswith("Scenario hash of") for line in comparison.snapshot_changes)
+    if drift:
+        key_and_model(run_a, run_b, [Path(s.path) for s in comparison.run_b.scenarios], target)
+    elif keys_changed:
+        out.print(
+            "The keys changed between A and B: add --drift to split the change into the key's and the "
+            "model's.",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+def key_and_model(run_a: Path, run_b: Path, keys: list[Path], target: Path) -> None:
+    """Rescore A with B's keys into TARGET/rescored, then write drift.md and drift.csv there."""
+    from medeval.engine.progress import QuietProgress
+    from medeval.engine.rescore import rescore
+    from medeval.reporting.compare.drift import drift, pooled_lines, write_drift
+
+    missing = [str(p) for p in keys if not p.is_file()]
+    if missing or not keys:
+        raise UserError(
+            "cannot split key and model change: run B's scenario files are gone "
+            f"({', '.join(missing) or 'none recorded'}); restore them"
+        )
+    result = rescore(run_a, [], out=target / "rescored", keys=keys, progress=QuietProgress())
+    rescored = result.store.directory
+    rows = drift(run_a, rescored, run_b)
+    markdown, csv_path = write_drift(rows, target, (run_a.name, rescored.name, run_b.name))
+    for line in pooled_lines(rows):
+        out.print(line, highlight=False, soft_wrap=True, markup=False)
+    out.print(f"drift: {markdown}", highlight=False, soft_wrap=True)
+    out.print(f"drift: {csv_path}", highlight=False, soft_wrap=True)
 
 
 def print_headline_of(run_dir: Path, console: Console) -> None:

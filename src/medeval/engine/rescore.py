@@ -75,8 +75,11 @@ def rescore_config(source: RunConfig, judges: list[str], **overrides: Any) -> Ru
 
 
 async def execute_rescore(
-    source_dir: Path, config: RunConfig, *, progress: RunProgress | None = None
+    source_dir: Path, config: RunConfig, *, progress: RunProgress | None = None, new_keys: bool = False
 ) -> RunResult:
+    """Judge the source run's transcripts again. With `new_keys`, `config.scenarios` are other keys
+    of the same scenarios (a later season's): the answers are judged with them, and a trial whose
+    scenario they lack is left out."""
     progress = progress or QuietProgress()
     # The source's lock only while it is read: a rescore of a run still being written would judge
     # half of it.
@@ -87,9 +90,13 @@ async def execute_rescore(
         ]
         source_head = source.results.head()
     scenarios = {s.scenario.scenario_id: s for s in load_scenarios(config.scenarios)}
+    if new_keys:
+        source_records = [r for r in source_records if r.scenario_id in scenarios]
+        if not source_records:
+            raise ConfigError(f"cannot rescore {source_dir}: the new keys share no scenario id with it")
     for record in source_records:
         loaded = scenarios.get(record.scenario_id)
-        if loaded is None or loaded.sha256 != record.scenario_sha256:
+        if loaded is None or (not new_keys and loaded.sha256 != record.scenario_sha256):
             raise ConfigError(
                 f"cannot rescore: scenario {record.scenario_id} is missing or changed since run "
                 f"{source.run_id}; restore the file the source run used"
@@ -187,11 +194,21 @@ def rescore(
     *,
     out: Path | None = None,
     progress: RunProgress | None = None,
+    keys: list[Path] | None = None,
     **overrides: Any,
 ) -> RunResult:
+    """Judge a run's transcripts again: with other judges, or (`keys`: scenario files or folders
+    holding other keys of its scenarios) with a later key. With no judges, the source's panel."""
     source_config = resume_config(source_dir, action="rescore")
+    if not judges:
+        judges = list(source_config.judges)
+        overrides.setdefault("extractor", source_config.extractor)
+        overrides.setdefault("judge_count", source_config.judge_count)
+        overrides.setdefault("adjudicator", source_config.adjudicator)
+    if keys:
+        overrides["scenarios"] = keys
     config = rescore_config(source_config, judges, out=out, **overrides)
-    return asyncio.run(execute_rescore(source_dir, config, progress=progress))
+    return asyncio.run(execute_rescore(source_dir, config, progress=progress, new_keys=bool(keys)))
 
 
 async def judge_answer(
