@@ -261,10 +261,10 @@ def verify(run_dir: Annotated[Path, typer.Argument(help="A run directory")]) -> 
 def rescore(
     run_dir: Annotated[Path, typer.Argument(help="The run whose transcripts to judge again")],
     judge: Annotated[
-        list[str] | None, typer.Option("--judge", "-j", help="Judge spec, repeatable (default: the run's)")
+        list[str] | None, typer.Option("--judge", "-j", help="Judge spec (default: the run's)")
     ] = None,
     judges: Annotated[
-        int | None, typer.Option("--judges", min=2, help="Independent verifiers per turn [default: 2]")
+        int | None, typer.Option("--judges", min=2, help="Verifiers per turn [default: 2]")
     ] = None,
     extractor: Annotated[str | None, typer.Option(help="Extractor spec (default: first judge)")] = None,
     adjudicator: Annotated[str | None, typer.Option(help="Model that breaks verifier ties")] = None,
@@ -276,10 +276,7 @@ def rescore(
     batch: Annotated[
         bool, typer.Option("--batch", help="Judges through provider batch APIs (cheaper, slower)")
     ] = False,
-    keys: Annotated[
-        list[Path] | None,
-        typer.Option(help="Judge with these keys of the run's scenarios instead (a later season's)"),
-    ] = None,
+    keys: Annotated[list[Path] | None, typer.Option(help="Judge with these keys (a later season's)")] = None,
 ) -> None:
     """Judge a run's stored transcripts again into a new run; makes no target calls."""
     from medeval.calls.batching import BatchSettings
@@ -312,9 +309,7 @@ def demo(
         "runs"
     ),
     seed: Annotated[int, typer.Option(help="Run seed")] = 42,
-    season: Annotated[
-        str, typer.Option(help="Plan year of the bundled keys: 2026, or 2027 (the scenarios it changes)")
-    ] = "2026",
+    season: Annotated[str, typer.Option(help="Plan year of the bundled keys: 2026 or 2027")] = "2026",
 ) -> None:
     """Run the bundled scenarios against the offline fake targets with the rules judges."""
     from medeval.cli.calibrate import print_demo_validity
