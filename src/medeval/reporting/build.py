@@ -12,6 +12,7 @@ from medeval.reporting.render import charts
 from medeval.reporting.render.corrected import CORRECTED_CSV
 from medeval.reporting.render.html import write_html
 from medeval.reporting.render.markdown import REVIEW_CSV, UNSCORED_CSV, write_markdown
+from medeval.reporting.render.paper import write_paper_tables
 from medeval.reporting.render.people import (
     OVERRIDE_HEADER,
     OVERRIDES_CSV,
@@ -116,6 +117,7 @@ def build_report(
             write_csv(directory / name, [dict(zip(header, row, strict=True)) for row in rows], header)
         write_csv(paths.per_scenario_csv, [row.csv_row() for row in data.scenarios])
         write_csv(paths.ship_csv, [ship_csv_row(row, data.human) for row in data.ship])
+        write_paper_tables(directory, data.headline, data.corrected, data.ship)
         if data.corrected is not None and data.corrected.codes:
             write_csv(directory / CORRECTED_CSV, csv_rows(data.corrected))
         charts.ship_chart(data.ship, paths.charts[0])
