@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import secrets
 import shutil
 import sys
 from pathlib import Path
@@ -63,12 +64,19 @@ def read_csv(path: Path) -> list[dict[str, str]]:
 
 
 def codes_file(
-    path: Path, run_id: str, entries: list[dict[str, Any]], *, coder: str = "", blind: bool = False
+    path: Path,
+    run_id: str,
+    entries: list[dict[str, Any]],
+    *,
+    coder: str = "",
+    blind: bool = False,
+    export_id: str | None = None,
 ) -> Path:
-    """A codes file in the format the coding page downloads."""
+    """A codes file in the format the coding page downloads; each from its own export (coding
+    session) unless `export_id` says otherwise."""
     body = {
         "format": CODES_FORMAT,
-        "export_id": "test",
+        "export_id": export_id or secrets.token_hex(8),
         "run_id": run_id,
         "blind": blind,
         "coder": coder,

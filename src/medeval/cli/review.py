@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -70,6 +71,8 @@ def import_command(
     from medeval.review.importing import import_codes
 
     result = import_codes(run_dir, codes_file, coder)
+    for flag in result.flags:
+        print(f"warning: {codes_file}: {flag}", file=sys.stderr, flush=True)
     corrected = (
         f" ({result.previously_coded} replace this coder's earlier codes)" if result.previously_coded else ""
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
+import secrets
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -19,7 +20,6 @@ from markupsafe import Markup
 from pydantic import BaseModel
 
 from medeval.errors import UserError
-from medeval.records.hashing import canonical_json, sha256_text
 from medeval.records.safe_output import csv_row
 from medeval.records.storage import utc_now
 from medeval.review.categories import CATEGORY_LABELS, ITEM_CODES, STUDY_CATEGORIES
@@ -91,9 +91,9 @@ def make_export(run_dir: Path, sample: float | int, seed: int, *, blind: bool) -
         # Blind: no judge code, and an order that does not give away which groups the judges
         # could not decide.
         chosen = sorted((i.blinded() for i in chosen), key=lambda i: i.item_id)
-    export_id = sha256_text(
-        canonical_json([run.run_id, seed, str(sample), blind, [i.item_id for i in chosen]])
-    )[:16]
+    # A nonce: each export is its own coding session, and the codes come back with its id, so two
+    # coder names on one export are seen to be one session (review/precedence.py).
+    export_id = secrets.token_hex(8)
     return Export(
         export_id=export_id,
         run_id=run.run_id,

@@ -4,6 +4,11 @@ append it to reviews.jsonl as one record.
 The whole file is checked before anything is written: every problem (an unknown item, a category
 that is not one of the study's four, an item coded twice, an item whose content changed since it
 was exported, a file already imported) is one line, and any problem means nothing is written.
+
+An import is known by its codes, not its bytes: the same codes from the same coder are refused
+however the file was re-saved or re-spaced. The export id the codes come back with names the coding
+session; codes another coder name already imported from the same export are imported but flagged,
+and count once (review/precedence.py). None of this authenticates a person (docs/methodology.md).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from medeval.errors import UserError
-from medeval.records.hashing import sha256_file
+from medeval.records.hashing import canonical_json, sha256_file, sha256_text
 from medeval.records.storage import MANIFEST, run_lock, utc_now
 from medeval.records.user_files import CODES_MAX_BYTES, read_user_text
 from medeval.review.categories import ACCEPTED, ITEM_CODES, parse_category, parse_item_code
@@ -43,6 +48,15 @@ class ImportResult(BaseModel):
     record: ReviewImport
     items_coded: int
     previously_coded: int
+    #: Lines to show: the codes share a session with another coder's, or repeat another's exactly.
+    flags: list[str] = []
+
+
+_EXPORT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+NO_EXPORT_ID = (
+    "holds no export id; import the codes file the coding page downloaded, or the CSV "
+    "`medeval review export` wrote (export again if it is older than export ids)"
+)
 
 
 def read_codes(path: Path) -> CodesFile:
@@ -57,7 +71,7 @@ def read_codes(path: Path) -> CodesFile:
             for n, row in enumerate(rows, start=2)
             if (row.get("category") or "").strip()
         ]
-        export_ids = {(row.get("export_id") or "").strip() for row in rows}
+        export_ids = {(row.get("export_id") or "").strip().lstrip("'") for row in rows}
         blinds = {(row.get("blind") or "").strip().lower() for row in rows}
         if len(export_ids) > 1 or len(blinds) > 1:
             raise UserError(
@@ -131,6 +145,8 @@ def check_codes(
             f"{label}: the page saved these codes under coder {codes.coder!r} but --coder is {coder!r}; "
             "pass the coder who made them"
         )
+    if not _EXPORT_ID.match(codes.export_id):
+        problems.append(f"{label}: {NO_EXPORT_ID}")
     seen: dict[str, str] = {}
     decisions: list[Decision] = []
     for entry in codes.entries:
@@ -245,6 +261,14 @@ def import_codes(run_dir: Path, codes_path: Path, coder: str) -> ImportResult:
             if len(problems) > 1:
                 problems.append(f"{codes_path}: {len(problems)} problems; nothing was imported")
             raise UserError(problems[0], lines=problems)
+        codes_sha256 = codes_digest(decisions)
+        for earlier in previous:
+            if earlier.coder == coder and earlier.codes_sha256 == codes_sha256:
+                raise UserError(
+                    f"{codes_path}: these codes were already imported for coder {coder} on "
+                    f"{earlier.imported_at} (the same codes, however the file is spaced); nothing written"
+                )
+        flags = session_flags(previous, coder, codes.export_id, codes_sha256)
         record = ReviewImport(
             run_id=run.run_id,
             coder=coder,
@@ -254,6 +278,8 @@ def import_codes(run_dir: Path, codes_path: Path, coder: str) -> ImportResult:
             export_id=codes.export_id,
             blind=codes.blind,
             decisions=decisions,
+            session=codes.export_id,
+            codes_sha256=codes_sha256,
         )
         append_import(run_dir, record)
     before = {d.item_id for r in previous if r.coder == coder for d in r.decisions}
@@ -261,4 +287,34 @@ def import_codes(run_dir: Path, codes_path: Path, coder: str) -> ImportResult:
         record=record,
         items_coded=len(decisions),
         previously_coded=sum(d.item_id in before for d in decisions),
+        flags=flags,
     )
+
+
+def codes_digest(decisions: list[Decision]) -> str:
+    """What an import decided, per item (category and item codes), as one hash: the identity of
+    the codes whatever file, spacing or note they came in."""
+    return sha256_text(
+        canonical_json(sorted([d.item_id, d.category, sorted(d.item_codes.items())] for d in decisions))
+    )
+
+
+def session_flags(previous: list[ReviewImport], coder: str, export_id: str, digest: str) -> list[str]:
+    """Why these codes are not independent of another coder's (or may not be)."""
+    flags = []
+    for earlier in previous:
+        if earlier.coder == coder:
+            continue
+        if earlier.session == export_id:
+            same = "identical codes to" if earlier.codes_sha256 == digest else "codes from the same export as"
+            flags.append(
+                f"{same} coder {earlier.coder}'s import of {earlier.imported_at} (export {export_id}): one "
+                "coding session, so these count once with them and never as consensus; each coder "
+                "codes an export of their own"
+            )
+        elif earlier.codes_sha256 == digest:
+            flags.append(
+                f"identical codes to coder {earlier.coder}'s import of {earlier.imported_at} from another "
+                "export: counted as independent; check the two were coded apart"
+            )
+    return flags

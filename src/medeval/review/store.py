@@ -57,6 +57,12 @@ class ReviewImport(BaseModel):
     export_id: str = ""
     blind: bool | None = None
     decisions: list[Decision]
+    #: The coding session the codes came from: the export's nonce id as the page or CSV returned it
+    #: ("" in imports recorded before exports carried one; each coder is then its own session).
+    session: str = ""
+    #: sha256 of the codes themselves (per item: category and item codes), whatever the file's
+    #: bytes: the same codes imported again, re-saved or re-spaced, are recognised.
+    codes_sha256: str = ""
 
 
 def read_imports(run_dir: Path) -> list[ReviewImport]:

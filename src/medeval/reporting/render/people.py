@@ -48,6 +48,10 @@ def intro(human: HumanReview, name: Callable[[str], str] = str) -> list[str]:
         "of this report counts the final category.",
         f"{human.blind_codes} of the people's decisions were made blind (without the judges' codes).",
     ]
+    if human.shared_sessions:
+        # Several coder names on one export are one coding session (review/precedence.py).
+        flags = "; ".join(name(f) for f in human.shared_sessions)
+        lines.append(f"Not independent, so counted once and never as consensus: {flags}.")
     if human.splits:
         lines.append(
             f"{len(human.splits)} group(s) split the coders with no majority: the judges' category stands "

@@ -58,6 +58,8 @@ class HumanReview(BaseModel):
     item_agreement: Interval | None = None
     validity: Validity | None
     inter_coder: list[CoderAgreement]
+    #: Coder names that shared one export (one coding session): counted once, never as consensus.
+    shared_sessions: list[str] = Field(default_factory=list)
     #: (question_group, target) -> groups decided by people, for ship_table.csv
     per_cell: dict[str, int] = Field(default_factory=dict)
     #: the same, counting the decisions made blind only
@@ -193,9 +195,11 @@ def apply_reviews(corpus: Corpus) -> HumanReview:
         item_pairs=len(item_pairs),
         item_agreement=wilson(sum(a == b for a, b in item_pairs), len(item_pairs)) if item_pairs else None,
         validity=validity(pairs) if pairs else None,
+        # Agreement between coders is between coding sessions: names sharing an export are one.
         inter_coder=inter_coder(
-            {o.item_id: {c.coder: c.category for c in o.codes} for _, o in present if len(o.codes) > 1}
+            {o.item_id: {c.coder: c.category for c in o.counted} for _, o in present if len(o.counted) > 1}
         ),
+        shared_sessions=sorted({flag for _, o in found for flag in o.flags}),
         per_cell=dict(per_cell),
         per_cell_blind=dict(per_cell_blind),
     )
