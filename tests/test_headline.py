@@ -145,9 +145,10 @@ def test_the_sentence_counts_the_groups_people_decided(tmp_path: Path) -> None:
     assert result.decided_by_people == 1 and "1 group decision by people" in result.sentence()
 
 
-def test_a_narrow_terminal_gets_the_headline_as_blocks(tmp_path: Path) -> None:
+def test_a_narrow_terminal_gets_the_headline_as_narrow_tables(tmp_path: Path) -> None:
     buffer = io.StringIO()
     print_headline_of(headline_run(tmp_path), Console(file=buffer, width=80))
     lines = buffer.getvalue().splitlines()
     assert all(len(line) <= 80 for line in lines)
-    assert any("62% (31–86)" in line for line in lines)
+    # Whole percentages with their interval, the target's rates on one line.
+    assert any("62 (31–86)" in line and line.startswith("fake:") for line in lines)

@@ -80,3 +80,58 @@ def test_models_and_compare_fit_80_columns(monkeypatch: pytest.MonkeyPatch, tmp_
     compared = medeval("compare", str(a), str(b), cwd=tmp_path)
     assert compared.returncode == 0, compared.stderr
     check_80(compared.stdout, TARGETS[:3])
+
+
+@pytest.mark.parametrize("width", [80, 120, 160])
+def test_the_headline_keeps_one_line_per_target_at_80_to_160_columns(tmp_path: Path, width: int) -> None:
+    from medeval.reporting.loading.run import Corpus
+    from medeval.reporting.render.headline import print_headline
+    from medeval.reporting.tables.headline import headline
+
+    scripts = [
+        SCENARIO_001.parent / "ship_medicare_only.json",
+        SCENARIO_001.parent / "ship_dual_eligible.json",
+    ]
+    result = run(RunConfig(scenarios=scripts, targets=TARGETS, out=tmp_path / "runs"))
+    corpus = Corpus([result.store.directory])
+    try:
+        head = headline(corpus)
+    finally:
+        corpus.close()
+    buffer = io.StringIO()
+    print_headline(head, Console(file=buffer, width=width, force_terminal=False, color_system=None))
+    lines = buffer.getvalue().splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= width
+    # No `header: value` blocks: each target's rates are on one line, with their intervals.
+    assert not [line for line in lines if line.startswith("  n: ")]
+    for target in TARGETS:
+        rows = [line for line in lines if line.startswith(target + " ")]
+        assert rows and all("(" in row for row in rows), (target, rows)
+    assert len(lines) < 60
+
+
+@pytest.mark.parametrize("width", [80, 160])
+def test_the_progress_bar_keeps_the_trial_count_and_eta_at_80_columns(width: int) -> None:
+    from medeval.engine.progress import RichProgress
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
+    progress = RichProgress(console)
+    progress.tally.calls, progress.tally.cache_hits, progress.tally.cost = 123456, 7890, 1234.5678
+    progress._bar.update(progress._task, total=10000, completed=4321, stats=progress._stats())
+    console.print(progress._bar.make_tasks_table(progress._bar.tasks))
+    (line,) = buffer.getvalue().splitlines()
+    assert len(line) <= width
+    assert "4321/10000" in line and "eta -:--:--" in line
+    assert "123456 calls" in line or "calls 123456" in line
+
+
+def test_run_ends_by_naming_the_report_command(tmp_path: Path) -> None:
+    done = medeval(
+        "run", "-s", str(SCENARIO_001), "-t", "fake:accurate", "--out", "runs", "--quiet", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert done.stdout.strip().splitlines()[-1] == (
+        f"now run `medeval report {Path('runs') / run_dir.name}` for report.md and report.html"
+    )

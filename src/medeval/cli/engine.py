@@ -183,6 +183,12 @@ def report_outcome(result: RunResult, console: Console) -> None:
             f"continue with: medeval run --resume {result.store.directory}",
             soft_wrap=True,
         )
+    if result.records or summary.get("trials"):
+        console.print(
+            f"now run `medeval report {result.store.directory}` for report.md and report.html",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def report_interrupted(stop: RunInterrupted) -> None:

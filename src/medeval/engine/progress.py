@@ -12,6 +12,7 @@ from typing import Any, Protocol, TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Column
 
 from medeval.schemas import TrialRecord
 
@@ -46,6 +47,11 @@ class Tally:
             f"calls {self.calls}  cache hits {self.cache_hits}  errors {self.errors}  "
             f"unscored {self.unscored}  cost ${self.cost:.4f}"
         )
+
+    def short(self) -> str:
+        """The same counters for a narrow terminal (the bar's count and ETA come first)."""
+        unscored = f", {self.unscored} unscored" if self.unscored else ""
+        return f"{self.calls} calls, {self.cache_hits} cached, {self.errors} err{unscored}, ${self.cost:.4f}"
 
 
 class QuietProgress:
@@ -100,34 +106,46 @@ class PlainProgress:
         print(text, file=self._stream, flush=True)
 
 
+#: Below this many columns the bar is short and the counters compact, after the count and ETA.
+WIDE = 120
+
+
 class RichProgress:
     def __init__(self, console: Console) -> None:
         self.tally = Tally()
+        # The trial count and the ETA come first, so a narrow terminal crops the counters, never them.
+        self._narrow = console.width < WIDE
         self._bar = Progress(
             TextColumn("trials"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[stats]}"),
+            MofNCompleteColumn(table_column=Column(no_wrap=True, min_width=13)),
+            BarColumn(bar_width=10 if self._narrow else 40),
             TextColumn("eta"),
-            TimeRemainingColumn(),
+            TimeRemainingColumn(table_column=Column(no_wrap=True, min_width=7)),
+            # Only the counters give way (cut with "…") when the terminal is too narrow for them.
+            TextColumn(
+                "{task.fields[stats]}", table_column=Column(no_wrap=True, overflow="ellipsis", ratio=1)
+            ),
             console=console,
             transient=False,
         )
         self._task = self._bar.add_task("run", total=0, stats="")
 
+    def _stats(self) -> str:
+        return self.tally.short() if self._narrow else self.tally.line()
+
     def start(self, total: int, done: int) -> None:
         self.tally.total, self.tally.done = total, done
-        self._bar.update(self._task, total=total, completed=done, stats=self.tally.line())
+        self._bar.update(self._task, total=total, completed=done, stats=self._stats())
         self._bar.start()
 
     def call(self, record: dict[str, Any]) -> None:
         self.tally.count_call(record)
-        self._bar.update(self._task, stats=self.tally.line())
+        self._bar.update(self._task, stats=self._stats())
 
     def trial(self, record: TrialRecord) -> None:
         self.tally.done += 1
         self.tally.unscored += record.status == "unscored"
-        self._bar.update(self._task, completed=self.tally.done, stats=self.tally.line())
+        self._bar.update(self._task, completed=self.tally.done, stats=self._stats())
 
     def stop(self) -> None:
         self._bar.stop()
