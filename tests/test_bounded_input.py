@@ -105,3 +105,20 @@ def test_a_huge_coder_note_is_refused_and_nothing_is_written(medeval: Cli, tmp_p
         path = codes_file(tmp_path / f"codes{size}.json", row["run_id"], [{**entry, "note": "x" * size}])
         assert expected in refused(medeval, "review", "import", str(run_dir), str(path), "--coder", "alice")
     assert not (run_dir / "reviews.jsonl").exists()
+
+
+def test_validate_refuses_a_study_over_its_budget_as_run_does(
+    medeval: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")  # run checks keys first; no call is made
+    folder = tmp_path / "study"
+    folder.mkdir()
+    shutil.copy(SCENARIOS / "scenario_001.json", folder / "scenario.json")
+    study = folder / "study.toml"
+    study.write_text(
+        'name = "s"\nmax_cost = 0.000001\n[scenarios]\npaths = ["scenario.json"]\n'
+        '[[targets]]\nspec = "openai:gpt-4.1"\n[judging]\njudges = ["rules"]\n',
+        encoding="utf-8",
+    )
+    for command in (("validate", "--study"), ("run", "--study")):
+        assert "exceeds --max-cost" in refused(medeval, *command, str(study))

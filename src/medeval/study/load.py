@@ -166,9 +166,24 @@ def study_problems(path: Path) -> tuple[StudyFile | None, list[str]]:
             # The checks `run` makes before its first call, so validate refuses what run refuses.
             scenarios = load_scenarios(config.scenarios, config.scenario_ids, config.scenario_tags)
             check_questioner(config, scenarios)
+            _budget_problem(config, scenarios)
         except UserError as error:
             problems.extend(f"{path}: {line}" for line in error.lines)
     return study, problems
+
+
+def _budget_problem(config: RunConfig, scenarios: list[Any]) -> None:
+    """`max_cost` as run holds it: a model without a price, or (without batching, whose discounts
+    only the providers' adapters know) an estimate over the budget."""
+    if config.max_cost is None:
+        return
+    from medeval.calls.cost import load_prices
+    from medeval.engine.budget import check_budget
+    from medeval.engine.orchestrator.prepare import plan_trials
+
+    plans = plan_trials(config, scenarios)
+    budget = config if not config.batch.enabled else config.model_copy(update={"max_cost": float("inf")})
+    check_budget(budget, plans, 0.0, load_prices())
 
 
 def _file_problems(study: StudyFile, path: Path) -> list[str]:
