@@ -65,3 +65,25 @@ def test_drift_splits_the_key_change_from_the_model_change(tmp_path: Path) -> No
     calls = rescored / "calls.jsonl"
     assert not calls.exists() or calls.read_text(encoding="utf-8").strip() == ""
     assert old.name in (rescored / "manifest.json").read_text(encoding="utf-8")
+
+
+def test_the_report_counts_pending_items_apart(tmp_path: Path) -> None:
+    folder = REPO / "scenarios" / "v2027"
+    done = medeval(
+        "run",
+        "-s",
+        str(folder / MEDICARE_ONLY),
+        "-t",
+        "fake:accurate",
+        "--out",
+        str(tmp_path),
+        "-q",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    run = only_run(tmp_path)
+    report = medeval("report", str(run), cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    text = (run / "report" / "report.md").read_text(encoding="utf-8")
+    section = text.split("## Items awaiting a published value", 1)[1]
+    assert "PARTB_PREMIUM_2027" in section and "MA_MOOP_2027" in section and "2026-11-15" in section
