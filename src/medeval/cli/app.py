@@ -13,6 +13,8 @@ from rich.console import Console
 
 from medeval.cli.calibrate import calibrate_command
 from medeval.cli.data import export_command, query_command
+from medeval.cli.engine import RESEARCH_NOTICE
+from medeval.cli.ingest import ingest_command
 from medeval.cli.keys import keys_app
 from medeval.cli.models import models_command
 from medeval.cli.plan import plan_command
@@ -28,10 +30,6 @@ from medeval.reporting.render.terminal import error_line, stdout_console
 # statsmodels, duckdb and matplotlib load only for the command that needs them, so `--help` and
 # `version` start fast (tests/test_cli_startup.py).
 
-RESEARCH_NOTICE = (
-    "For research use only: medeval evaluates AI-generated information and does not provide "
-    "medical, legal, or insurance advice."
-)
 DEMO_TARGETS = ("fake:accurate", "fake:incomplete", "fake:outdated", "fake:invented", "fake:refusal")
 
 app = typer.Typer(
@@ -334,6 +332,7 @@ def demo(
     print_demo_validity(out, seed)
 
 
+app.command("ingest")(ingest_command)
 app.command("report")(report_command)
 app.command("compare")(compare_command)
 app.command("models")(models_command)

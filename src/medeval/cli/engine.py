@@ -21,6 +21,11 @@ from medeval.records.trials import latest_trials, target_failed
 from medeval.reporting.render.terminal import error_line
 from medeval.schemas import ShipCategory, TrialRecord
 
+RESEARCH_NOTICE = (
+    "For research use only: medeval evaluates AI-generated information and does not provide "
+    "medical, legal, or insurance advice."
+)
+
 
 def cache_mode(*, no_cache: bool, refresh: bool) -> CacheMode:
     if no_cache and refresh:

@@ -354,8 +354,10 @@ def group_results(
             and not (fc.label == Label.CONTRADICTED and fc.evidence and set(fc.evidence) <= pending.keys())
         ]
         group_claims = [c for c in claims if c.turn_id in turn_ids]
-        # A group is missing data when its first turn was never answered (the target failed).
-        target_failed = conversation.failed_at is not None and turns[0].turn_id not in answered
+        # A group is missing data when its first turn was never answered (the target failed, or a
+        # collected conversation skipped it).
+        missing = conversation.failed_at is not None or conversation.collected
+        target_failed = missing and turns[0].turn_id not in answered
         judging = by_group.get(group)
         ok = [r for r in judging.records if r.status == "ok"] if judging else []
         panels = [r.checklist if r.status == "ok" else None for r in judging.records] if judging else []

@@ -36,7 +36,7 @@ from medeval.schemas import Scenario, TargetInfo, TrialRecord, Turn, Unscored
 def stored_conversation(record: TrialRecord, scenario: Scenario) -> Conversation:
     """The conversation as the source run recorded it: each scripted turn's question and answer."""
     scripted = {t.turn_id: t for t in scenario.scripted_turns}
-    conversation = Conversation(turns=list(record.conversation))
+    conversation = Conversation(turns=list(record.conversation), collected=record.ingest is not None)
     questions: dict[str, str] = {}
     first: dict[str, str] = {}
     exchanges: dict[str, list[tuple[str, str]]] = {}
@@ -89,6 +89,7 @@ async def execute_rescore(
             TrialRecord.model_validate(without_chain(t)) for t in latest_trials(source.trials())
         ]
         source_head = source.results.head()
+        source_manifest = source.read_manifest()
     scenarios = {s.scenario.scenario_id: s for s in load_scenarios(config.scenarios)}
     if new_keys:
         source_records = [r for r in source_records if r.scenario_id in scenarios]
@@ -117,6 +118,9 @@ async def execute_rescore(
             "path": str(source_dir.resolve()),
             "results": source_head,
         }
+        if source_manifest.get("ingest"):
+            # Conversations collected elsewhere keep their provenance in every rescore of them.
+            manifest["ingest"] = source_manifest["ingest"]
         try:
             store.write_manifest(manifest)
             store.write_checkpoint()
@@ -168,7 +172,7 @@ async def _judge_all(
                     ],
                     started=started,
                 )
-                record = with_variant(judged, plan)
+                record = with_variant(judged, plan).model_copy(update={"ingest": old.ingest})
             except Exception as error:  # one trial's failure never stops the others
                 record = failed_trial(
                     plan, config, store.run_id, trial_id, f"{type(error).__name__}: {error}", started

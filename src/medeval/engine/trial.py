@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from medeval.adapters.base import ChatRequest, ChatResponse, Message, Sampling, served_differs
-from medeval.adapters.registry import parse_spec
 from medeval.agents import questioner
 from medeval.calls.gateway import CallContext, CallFailed, Gateway
 from medeval.engine.config import EffectiveSettings, PersonaDetail, RunConfig
@@ -104,7 +103,9 @@ def with_variant(record: TrialRecord, plan: TrialPlan) -> TrialRecord:
 
 
 def target_info(plan: TrialPlan, responses: list[ChatResponse], config: RunConfig) -> TargetInfo:
-    provider, model = parse_spec(plan.target)
+    # Not parse_spec: the run's targets were checked when it started, and an ingested run's target
+    # (`ingested:<product>`) names no provider to call.
+    provider, _, model = plan.target.partition(":")
     first = responses[0] if responses else None
     return TargetInfo(
         spec=plan.target,

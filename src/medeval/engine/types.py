@@ -52,3 +52,6 @@ class Conversation:
     responses: list[ChatResponse] = field(default_factory=list)
     failed_at: str | None = None
     error: str | None = None
+    #: Collected outside the harness (`medeval ingest`): a question group never asked there has no
+    #: data (incomplete data), which is not a judging failure.
+    collected: bool = False

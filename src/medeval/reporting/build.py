@@ -29,6 +29,7 @@ from medeval.reporting.tables.headline import headline
 from medeval.reporting.tables.model import ReportData, ReportPaths
 from medeval.reporting.tables.pending import pending_rows
 from medeval.reporting.tables.people import HumanReview, apply_reviews, ship_csv_row
+from medeval.reporting.tables.provenance import provenance_rows
 from medeval.reporting.tables.run_tables import (
     copy_csv,
     distributions,
@@ -70,6 +71,7 @@ def collect(corpus: Corpus, human: HumanReview) -> ReportData:
         consistency=consistency(corpus),
         contacts=contact_summary(corpus),
         pending=pending_rows(corpus),
+        provenance=provenance_rows(corpus.snapshots),
     )
 
 

@@ -61,6 +61,16 @@ from medeval.schemas.contacts import (
     Service,
     ServiceName,
 )
+from medeval.schemas.ingest import (
+    CHANNELS,
+    INGESTED,
+    Attachment,
+    Channel,
+    ExtraTurn,
+    IngestSource,
+    Provenance,
+    TurnMatch,
+)
 from medeval.schemas.records import (
     SCHEMA_VERSION,
     STUDY_CATEGORIES,
@@ -89,7 +99,9 @@ from medeval.schemas.scenario import (
 from medeval.schemas.seasons import DatedValue, Pending
 
 __all__ = [
+    "CHANNELS",
     "CONFIDENCE_PROBABILITY",
+    "INGESTED",
     "MATERIAL_SEVERITIES",
     "NON_ANSWERS",
     "SCHEMA_VERSION",
@@ -99,7 +111,9 @@ __all__ = [
     "AdjudicatorModelOutput",
     "AdjudicatorOutput",
     "AnswerKey",
+    "Attachment",
     "CanonicalFact",
+    "Channel",
     "ChecklistItem",
     "Citation",
     "Claim",
@@ -114,6 +128,7 @@ __all__ = [
     "DatedValue",
     "Deviation",
     "DisallowedClaim",
+    "ExtraTurn",
     "ExtractedClaim",
     "ExtractorOutput",
     "FactPatterns",
@@ -121,6 +136,7 @@ __all__ = [
     "GroupResult",
     "GroupRule",
     "Identifier",
+    "IngestSource",
     "ItemCode",
     "ItemDecision",
     "ItemStatus",
@@ -133,6 +149,7 @@ __all__ = [
     "PersonaReplies",
     "PersonaReply",
     "PersonaReplyOutput",
+    "Provenance",
     "Quantity",
     "QuestionGroupKey",
     "QuestionerOutput",
@@ -153,6 +170,7 @@ __all__ = [
     "TrialRecord",
     "Turn",
     "TurnCondition",
+    "TurnMatch",
     "Unscored",
     "VariationKnobs",
     "Verdict",

@@ -17,6 +17,7 @@ from medeval.schemas._base import Span, Strict
 from medeval.schemas.agents import Claim, FinalClaim, ItemStatus, Scores, Verdict
 from medeval.schemas.answer_key import NonAnswer
 from medeval.schemas.contacts import ContactCheck
+from medeval.schemas.ingest import IngestSource
 
 SCHEMA_VERSION = "2"
 
@@ -214,3 +215,6 @@ class TrialRecord(Strict):
     status: Literal["scored", "partial", "unscored"]
     started_at: str
     finished_at: str
+    #: Set on a conversation collected outside the harness (`medeval ingest`): its source,
+    #: provenance and how its turns matched the script.
+    ingest: IngestSource | None = None

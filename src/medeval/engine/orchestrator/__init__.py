@@ -133,6 +133,11 @@ def resume_config(run_dir: Path, *, action: str = "resume") -> RunConfig:
             f"cannot {action} {run_dir}: its manifest.json or checkpoint.json is not JSON ({broken.msg}); "
             f"see medeval verify {run_dir}"
         ) from None
+    if action == "resume" and manifest.get("ingest"):
+        raise ConfigError(
+            f"cannot resume {run_dir}: it was ingested from transcripts and has nothing to ask; "
+            "run medeval ingest on the files again instead"
+        )
     if action == "resume" and manifest.get("source_run"):
         raise ConfigError(
             f"cannot resume {run_dir}: it is a rescore of run {manifest['source_run']['run_id']}; "

@@ -21,7 +21,7 @@ from medeval.prompts import prompt_hashes
 from medeval.records.redact import redact_settings
 from medeval.records.storage import RunStore, utc_now
 from medeval.scenarios.load import expand_paths, scenario_problems, scenario_sha256
-from medeval.schemas import Scenario
+from medeval.schemas import INGESTED, Scenario
 
 RECORDED_PACKAGES = ("pydantic", "openai", "anthropic", "google-genai", "xai-sdk", "httpx2", "grpcio")
 NOT_A_MODEL = {DEFAULT_JUDGE}
@@ -126,6 +126,8 @@ def _model_identity(spec: str) -> tuple[str, str]:
     """Aliases and dated snapshots fold to one id (claude-3.5-sonnet = claude-3-5-sonnet-20241022)."""
     from medeval.adapters.catalog import canonical_model_id
 
+    if spec.startswith(f"{INGESTED}:"):
+        return INGESTED, spec.partition(":")[2]  # conversations collected elsewhere: no model here
     provider, _ = parse_spec(spec)
     return provider, canonical_model_id(spec)[1]
 

@@ -140,6 +140,9 @@ class RunSnapshot(BaseModel):
     variants: list[str] = Field(default_factory=list, description="The variation matrix's levels")
     #: Targets run with their provider's own web search on (`--web-search`): never model-only.
     search_targets: list[str] = Field(default_factory=list)
+    #: A run of conversations collected outside the harness (`medeval ingest`): provenance, files
+    #: and each conversation's matching, as the manifest records them.
+    ingest: dict[str, Any] | None = None
 
     def judge_panel(self) -> list[str]:
         count = self.judge_count or len(self.judges)
@@ -180,6 +183,7 @@ def read_snapshot(directory: Path) -> RunSnapshot:
             for spec, settings in (config.get("target_settings") or {}).items()
             if isinstance(settings, dict) and settings.get("web_search")
         ),
+        ingest=manifest["ingest"] if isinstance(manifest.get("ingest"), dict) else None,
     )
 
 

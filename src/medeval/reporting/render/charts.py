@@ -37,7 +37,7 @@ DISTRIBUTION_CHART = "score_distributions.png"
 
 def ship_chart(rows: list[ShipRow], path: Path) -> None:
     pooled = [row for row in rows if row.question_group == POOLED and row.n]
-    labels = [row.target for row in pooled]
+    labels = [row.label for row in pooled]
     fig, ax = plt.subplots(figsize=(9, 0.5 * len(pooled) + 1.8), dpi=110)
     left = [0.0] * len(pooled)
     for category in SHIP_CATEGORIES:

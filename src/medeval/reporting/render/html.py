@@ -25,6 +25,8 @@ from medeval.reporting.render.corrected import CELLS
 from medeval.reporting.render.drawer import LABELS, drawer_blocks, drawer_entries, embedded_block, fact_source
 from medeval.reporting.render.pairs import PAIRED_NOTE
 from medeval.reporting.render.people import html_section
+from medeval.reporting.render.provenance import HEADER as PROVENANCE_HEADER
+from medeval.reporting.render.provenance import cells as provenance_cells
 from medeval.reporting.stats.intervals import fmt_p
 from medeval.reporting.tables.corrected import PAIR_CATEGORIES
 from medeval.reporting.tables.findings import fact_ref
@@ -309,5 +311,7 @@ def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials:
         pair_categories=PAIR_CATEGORIES,
         fmt_p=fmt_p,
         paired_note=PAIRED_NOTE,
+        provenance_header=PROVENANCE_HEADER,
+        provenance_cells=provenance_cells,
     )
     paths.html.write_text(redact(html), encoding="utf-8")

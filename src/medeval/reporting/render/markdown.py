@@ -14,6 +14,7 @@ from medeval.reporting.render.headline import headline_markdown
 from medeval.reporting.render.md_cells import Md, capped, cell, ci, num, pct, short, table, with_ci
 from medeval.reporting.render.pairs import consistency_markdown, pairs_markdown
 from medeval.reporting.render.people import markdown_lines as human_lines
+from medeval.reporting.render.provenance import provenance_markdown
 from medeval.reporting.tables.findings import LIST_CAP, FactRef
 from medeval.reporting.tables.model import ReportData, ReportPaths
 from medeval.reporting.tables.run_tables import LEFT_OUT, POOLED, POOLED_OTHER, ShipRow
@@ -113,7 +114,7 @@ def summary_lines(data: ReportData) -> list[str]:
 def ship_cells(row: ShipRow) -> list[object]:
     shares = [f"{row.counts[c]} ({pct(row.pct(c))})" for c in SHIP_CATEGORIES]
     left_out = ["" if row.left_out is None else row.left_out.get(c, 0) for c in LEFT_OUT]
-    return [row.question_group, row.target, row.n, *shares, ci(row.ac, True), *left_out]
+    return [row.question_group, row.label, row.n, *shares, ci(row.ac, True), *left_out]
 
 
 def ship_lines(data: ReportData, paths: ReportPaths) -> list[str]:
@@ -389,6 +390,7 @@ def render(data: ReportData, paths: ReportPaths) -> str:
         *(headline_markdown(data.headline) if data.headline else []),
         *(corrected_markdown(data.corrected) if data.corrected and data.corrected.targets else []),
         *summary_lines(data),
+        *provenance_markdown(data.provenance),
         *ship_lines(data, paths),
         *human_lines(data.human),
         *sensitivity_lines(data.sensitivity),

@@ -14,6 +14,7 @@ from medeval.reporting.tables.findings import Findings
 from medeval.reporting.tables.headline import Headline
 from medeval.reporting.tables.pending import PendingRow
 from medeval.reporting.tables.people import HumanReview
+from medeval.reporting.tables.provenance import ProvenanceRow
 from medeval.reporting.tables.run_tables import ScenarioRow, ShipRow, TargetRow
 from medeval.reporting.tables.sensitivity import Sensitivity
 
@@ -43,6 +44,8 @@ class ReportData(BaseModel):
     contacts: ContactSummary | None = None
     #: Checklist items resting on a key value not published yet (empty for a season fully known).
     pending: list[PendingRow] = []
+    #: Conversations collected outside the harness (`medeval ingest`), one row each.
+    provenance: list[ProvenanceRow] = []
 
 
 class ReportPaths(BaseModel):

@@ -212,7 +212,7 @@ def _pooled_name(group: str) -> str:
 
 def ship_csv_row(row: ShipRow, human: HumanReview) -> dict[str, object]:
     """A ship_table.csv row with the number of its groups people decided (blank for counselors)."""
-    ai = row.source == "ai"
+    ai = row.source != "counselors"  # the AI targets and counselors coded by these judges
     decided = human.cell(row.question_group, row.target) if ai else ""
     blind = human.cell(row.question_group, row.target, blind=True) if ai else ""
     return {**row.csv_row(), "decided_by_people": decided, "decided_by_people_blind": blind}

@@ -23,6 +23,7 @@ from medeval.reporting.loading.baseline import (
 )
 from medeval.reporting.loading.run import Corpus
 from medeval.reporting.stats.intervals import ClusterSums, Interval, cluster_bootstrap, wilson
+from medeval.reporting.tables.provenance import counselor_targets
 
 POOLED = "ALL"
 #: The AI targets pooled over question groups the study did not have: no counselor baseline.
@@ -36,15 +37,26 @@ LEFT_OUT = ("needs_review", "not_scored")
 LEFT_OUT_FILTER = "scored AND ship_category IN ('needs_review', 'not_scored')"
 
 
+#: ShipRow.source of a set of counselors' transcribed calls coded by this run's judges.
+CODED_COUNSELORS = "counselors_coded"
+
+
 class ShipRow(BaseModel):
     question_group: str
     topic: str
-    source: str  # "ai" or "counselors"
+    source: str  # "ai", "counselors" (the study's published rates) or CODED_COUNSELORS
     target: str
     n: int
     counts: dict[str, int]
     ac: Interval
     left_out: dict[str, int] | None = None  # needs_review / not_scored; None for counselor rows
+
+    @property
+    def label(self) -> str:
+        """The responder as tables and charts name it."""
+        if self.source == CODED_COUNSELORS:
+            return f"{self.target}: counselors, coded by these judges"
+        return self.target
 
     def pct(self, category: str) -> float | None:
         return self.counts[category] / self.n if self.n else None
@@ -298,7 +310,11 @@ def ship_rows(corpus: Corpus) -> list[ShipRow]:
     scenarios), with no counselor row."""
     counts = _ship_counts(corpus, by_group=True)
     left_out = _ship_counts(corpus, by_group=True, where=LEFT_OUT_FILTER, categories=LEFT_OUT)
-    targets = target_order(corpus)
+    coded = counselor_targets(corpus.snapshots)
+    # Counselor transcripts coded by these judges sit after the study's counselor rows, not among
+    # the AI targets: like beside like.
+    targets = [t for t in target_order(corpus) if t not in coded]
+    counselors = [t for t in target_order(corpus) if t in coded]
     rows: list[ShipRow] = []
 
     def ai_row(
@@ -311,7 +327,7 @@ def ship_rows(corpus: Corpus) -> list[ShipRow]:
         return _row(
             group,
             topic,
-            "ai",
+            CODED_COUNSELORS if key[1] in coded else "ai",
             key[1],
             by_group.get(key, dict.fromkeys(SHIP_CATEGORIES, 0)),
             excluded.get(key, dict.fromkeys(LEFT_OUT, 0)),
@@ -326,6 +342,9 @@ def ship_rows(corpus: Corpus) -> list[ShipRow]:
         for mode in MODES:
             if mode in human:
                 rows.append(_row(group, topic, "counselors", MODE_LABELS[mode], dict(human[mode].counts)))
+        for target in counselors:
+            if (group, target) in counts or (group, target) in left_out:
+                rows.append(ai_row(group, topic, (group, target), counts, left_out))
     study_groups = {row.question_group for row in load_baseline()}
     pooled = _ship_counts(corpus, by_group=False, within=study_groups)
     pooled_out = _ship_counts(
@@ -341,11 +360,14 @@ def ship_rows(corpus: Corpus) -> list[ShipRow]:
                 for category in SHIP_CATEGORIES:
                     total[category] += row.counts[category]
         rows.append(_row(POOLED, "All study question groups", "counselors", MODE_LABELS[mode], total))
+    for target in counselors:
+        if ("", target) in pooled or ("", target) in pooled_out:
+            rows.append(ai_row(POOLED, "All study question groups", ("", target), pooled, pooled_out))
     others = _ship_counts(corpus, by_group=False, outside=study_groups)
     others_out = _ship_counts(
         corpus, by_group=False, outside=study_groups, where=LEFT_OUT_FILTER, categories=LEFT_OUT
     )
-    for target in targets:
+    for target in targets + counselors:
         if ("", target) in others or ("", target) in others_out:
             rows.append(ai_row(POOLED_OTHER, "All other question groups", ("", target), others, others_out))
     return rows
