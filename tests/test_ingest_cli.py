@@ -98,10 +98,10 @@ def test_the_report_shows_the_provenance(ingested: tuple[Path, str]) -> None:
     section = markdown.split("## Provenance of ingested conversations", 1)[1].split("\n## ", 1)[0]
     assert (
         "| web-1 | ingested:Example assistant (web) | ship_medicare_only | Example assistant (web) "
-        "(Example model 4 (named in the chat window)) | Example researcher | 2026-11-20 | web | - | "
-        "18 (0) | - | - | 0 |"
+        "(Example model 4 (named in the chat window)) | Example researcher | 2026-11-20 | web | none | "
+        "18 (0) | none | none | 0 |"
     ) in section
-    assert "| web-2 |" in section and "| 16 (16) | Q5 | - | 1 |" in section
+    assert "| web-2 |" in section and "| 16 (16) | Q5 | none | 1 |" in section
     html = (run_dir / "report" / "report.html").read_text(encoding="utf-8")
     assert 'id="provenance-table"' in html and "Example researcher" in html
 

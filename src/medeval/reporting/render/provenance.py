@@ -35,10 +35,10 @@ def cells(row: ProvenanceRow) -> tuple[object, ...]:
         row.collected_by or "not recorded",
         row.collected_at or "not recorded",
         channel,
-        "; ".join(row.attachments) or "-",
+        "; ".join(row.attachments) or "none",
         f"{row.matched} ({row.matched_by_text})",
-        ", ".join(row.skipped) or "-",
-        ", ".join(row.unanswered) or "-",
+        ", ".join(row.skipped) or "none",
+        ", ".join(row.unanswered) or "none",
         row.extra,
         row.source,
     )
