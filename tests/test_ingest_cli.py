@@ -203,3 +203,5 @@ def test_counselor_transcripts_are_their_own_ship_table_row(tmp_path: Path) -> N
     markdown = (run_dir / "report" / "report.md").read_text(encoding="utf-8")
     assert "| QG1 | ingested:Example SHIP program: counselors, coded by these judges | 2 |" in markdown
     assert "phone transcript, counselor" in markdown
+    headline = markdown.split("## Headline", 1)[1].split("\n## ", 1)[0]
+    assert "| ingested:Example SHIP program: counselors, coded by these judges | 26 |" in headline

@@ -243,3 +243,24 @@ def test_plan_hashes_attachments_and_refuses_a_missing_one(scenario, tmp_path: P
         f"{lost}:1: attachment 'nowhere.png' not found (looked for {tmp_path / 'nowhere.png'}); "
         "give the file's path"
     ]
+
+
+def test_timestamps_are_kept_and_date_a_conversation_without_one(scenario, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "dated.csv"
+    path.write_text(
+        "conversation_id,turn_id,role,text,timestamp\n"
+        "c1,,user,Do I have to sign up for Medicare at 65 or can I stay on my employer plan?,"
+        "2026-11-19T09:05Z\n"
+        "c1,,assistant,You can stay on the employer plan.,2026-11-19T09:06Z\n"
+        "c1,,user,Is dental covered?,2026-11-19T09:07Z\n"
+        "c1,,assistant,Not by Original Medicare.,\n",
+        encoding="utf-8",
+    )
+    [planned], _ = plan_ingest([path], [scenario], Provenance(product="Example"))
+    [q2] = planned.source.matched
+    assert (q2.turn_id, q2.asked_at, q2.answered_at) == ("Q2", "2026-11-19T09:05Z", "2026-11-19T09:06Z")
+    assert [(e.role, e.at) for e in planned.source.extra] == [
+        ("user", "2026-11-19T09:07Z"),
+        ("assistant", None),
+    ]
+    assert planned.source.provenance.collected_at == "2026-11-19"

@@ -47,6 +47,8 @@ class TurnMatch(Strict):
     by: Literal["id", "text"]
     score: float = Field(ge=0, le=1, description="1 for an id or an exact text match")
     asked: str = Field(description="The question as the person asked it, verbatim")
+    asked_at: str | None = Field(default=None, description="The question's timestamp, as the file gave it")
+    answered_at: str | None = Field(default=None, description="The first answer's timestamp")
 
 
 class ExtraTurn(Strict):
@@ -55,6 +57,7 @@ class ExtraTurn(Strict):
     turn_id: str
     role: Literal["user", "assistant"]
     text: str
+    at: str | None = Field(default=None, description="The turn's timestamp, as the file gave it")
     #: The scripted turn whose question group codes this exchange (a follow-up after a scripted
     #: question, as the harness codes a persona reply); None when it is not coded.
     coded_with: str | None = None

@@ -97,6 +97,14 @@ def normalise(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
 
 
+def times(exchange: Exchange) -> dict[str, str | None]:
+    """When the question was asked and first answered, as the file gave it."""
+    return {
+        "asked_at": exchange.question.timestamp if exchange.question else None,
+        "answered_at": exchange.answers[0].timestamp if exchange.answers else None,
+    }
+
+
 def exchanges(turns: list[RawTurn]) -> list[Exchange]:
     found: list[Exchange] = []
     for turn in turns:
@@ -136,7 +144,7 @@ def assign(
                 f"{where}:{question.line}: turn id {ref!r} is given twice in {raw.conversation_id!r}"
             )
         else:
-            found[index] = TurnMatch(turn_id=ref, by="id", score=1.0, asked=question.text)
+            found[index] = TurnMatch(turn_id=ref, by="id", score=1.0, asked=question.text, **times(exchange))
     free = {t for t in targets if all(m.turn_id != t for m in found.values())}
     similarity = Similarity(list(targets.values()))
     scores: list[tuple[float, int, str, int]] = []
@@ -153,7 +161,9 @@ def assign(
             continue
         question = talk[index].question
         assert question is not None
-        found[index] = TurnMatch(turn_id=turn_id, by="text", score=score, asked=question.text)
+        found[index] = TurnMatch(
+            turn_id=turn_id, by="text", score=score, asked=question.text, **times(talk[index])
+        )
     return found
 
 
@@ -203,10 +213,17 @@ def match_conversation(raw: RawConversation, scenario: Scenario, problems: list[
             _record(convo, turn_id, None, exchange.question.text if exchange.question else None, answer)
         if exchange.question is not None:
             extra.append(
-                ExtraTurn(turn_id=turn_id, role="user", text=exchange.question.text, coded_with=coded)
+                ExtraTurn(
+                    turn_id=turn_id,
+                    role="user",
+                    text=exchange.question.text,
+                    at=exchange.question.timestamp,
+                    coded_with=coded,
+                )
             )
         if answer is not None:
-            extra.append(ExtraTurn(turn_id=turn_id, role="assistant", text=answer, coded_with=coded))
+            at = exchange.answers[0].timestamp
+            extra.append(ExtraTurn(turn_id=turn_id, role="assistant", text=answer, at=at, coded_with=coded))
     asked = {m.turn_id for m in found.values()}
     skipped = [t.turn_id for t in scenario.scripted_turns if t.turn_id not in asked]
     order = {OPENING_TURN: -1, **{t.turn_id: i for i, t in enumerate(scenario.scripted_turns)}}

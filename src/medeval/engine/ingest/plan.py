@@ -5,6 +5,7 @@ ingestion before a run directory exists."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,7 @@ PARSERS = {
 }
 SCREENSHOT = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".heic", ".pdf"}
 AUDIO = {".mp3", ".m4a", ".wav", ".ogg", ".aac", ".flac", ".webm"}
+DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 #: Most bytes of one transcript file: a conversation log, not a data dump.
 MAX_FILE_BYTES = 50 * 1024 * 1024
 
@@ -92,6 +94,11 @@ def provenance(
             problems.append(f"{where}: {found}")
         else:
             attachments.append(found)
+    if "collected_at" not in given and defaults.collected_at is None:
+        # No date given: the day of the conversation's first dated turn, when it has one.
+        dated = sorted(t.timestamp[:10] for t in raw.turns if t.timestamp and DATE.match(t.timestamp))
+        if dated:
+            given["collected_at"] = dated[0]
     return defaults.model_copy(update={**given, "attachments": attachments})
 
 

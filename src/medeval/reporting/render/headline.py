@@ -48,7 +48,7 @@ def block_rows(block: HeadlineBlock, digits: int = 1) -> tuple[list[str], list[l
     for target in block.targets:
         rows.append(
             [
-                f"{target.target} (web search)" if target.web_search else target.target,
+                (target.label or target.target) + (" (web search)" if target.web_search else ""),
                 str(target.n),
                 *(rate(target.rates[c], digits) for c in HEADLINE_CATEGORIES),
                 *(delta(target.delta_ac[mode], digits) for mode, _ in DELTA_MODES),

@@ -22,6 +22,7 @@ from medeval.reporting.loading.baseline import (
 )
 from medeval.reporting.loading.run import Corpus
 from medeval.reporting.stats.intervals import Difference, Interval, proportion_difference, wilson
+from medeval.reporting.tables.provenance import coded_label, counselor_targets
 from medeval.reporting.tables.run_tables import target_order
 
 STUDY_SCRIPTS = ("medicare_only", "dual_eligible")
@@ -44,6 +45,9 @@ class CounselorRates(BaseModel):
 
 class TargetHeadline(BaseModel):
     target: str
+    #: How the row is named: the target, or for counselors' transcripts (`medeval ingest
+    #: --counselor`) the target marked as counselors coded by these judges.
+    label: str = ""
     n: int
     rates: dict[str, Interval]
     #: Target minus counselors, A&C, per counselor mode (phone, face_to_face, combined).
@@ -192,6 +196,7 @@ def _block(
     groups: set[str],
     targets: list[str],
     counselors: list[CounselorRates],
+    coded: set[str] | None = None,
 ) -> HeadlineBlock:
     counts: dict[str, dict[str, int]] = {}
     for target, group, category, count in rows:
@@ -217,6 +222,7 @@ def _block(
         out.append(
             TargetHeadline(
                 target=target,
+                label=coded_label(target) if target in (coded or set()) else target,
                 n=n,
                 rates={c: wilson(per.get(c, 0), n) for c in HEADLINE_CATEGORIES},
                 delta_ac=delta_ac,
@@ -250,16 +256,22 @@ def headline(corpus: Corpus) -> Headline:
         )
     }
     targets = target_order(corpus)
+    coded = counselor_targets(corpus.snapshots)
     clean = groups - deviating
     judges = sorted({j for snap in corpus.snapshots for j in snap.judge_panel()})
     search = sorted({t for snap in corpus.snapshots for t in snap.search_targets})
     return Headline(
         study=_mark_search(
-            _block("Study question groups", typed, groups, targets, _counselors(None)), search
+            _block("Study question groups", typed, groups, targets, _counselors(None), coded), search
         ),
         no_deviation=_mark_search(
             _block(
-                "Study question groups with no declared deviation", typed, clean, targets, _counselors(clean)
+                "Study question groups with no declared deviation",
+                typed,
+                clean,
+                targets,
+                _counselors(clean),
+                coded,
             ),
             search,
         ),

@@ -71,6 +71,11 @@ def provenance_rows(snapshots: list[RunSnapshot]) -> list[ProvenanceRow]:
     return rows
 
 
+def coded_label(target: str) -> str:
+    """How a set of counselors' transcripts coded by this run's judges is named in tables."""
+    return f"{target}: counselors, coded by these judges"
+
+
 def counselor_targets(snapshots: list[RunSnapshot]) -> set[str]:
     """Targets whose answers are human counselors' (ingested with --counselor): the SHIP table shows
     them beside the study's counselor rows, as counselors coded by these judges."""

@@ -23,7 +23,7 @@ from medeval.reporting.loading.baseline import (
 )
 from medeval.reporting.loading.run import Corpus
 from medeval.reporting.stats.intervals import ClusterSums, Interval, cluster_bootstrap, wilson
-from medeval.reporting.tables.provenance import counselor_targets
+from medeval.reporting.tables.provenance import coded_label, counselor_targets
 
 POOLED = "ALL"
 #: The AI targets pooled over question groups the study did not have: no counselor baseline.
@@ -55,7 +55,7 @@ class ShipRow(BaseModel):
     def label(self) -> str:
         """The responder as tables and charts name it."""
         if self.source == CODED_COUNSELORS:
-            return f"{self.target}: counselors, coded by these judges"
+            return coded_label(self.target)
         return self.target
 
     def pct(self, category: str) -> float | None:
