@@ -264,3 +264,18 @@ def test_timestamps_are_kept_and_date_a_conversation_without_one(scenario, tmp_p
         ("assistant", None),
     ]
     assert planned.source.provenance.collected_at == "2026-11-19"
+
+
+def test_only_regular_files_are_read_or_hashed(scenario, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "folder.md"
+    folder.mkdir()
+    (tmp_path / "shots").mkdir()
+    named = tmp_path / "named.md"
+    named.write_text("Screenshot: shots\n**You [Q1]:** When?\n**Assistant:** Now.\n", encoding="utf-8")
+    with pytest.raises(UserError) as refused:
+        plan_ingest([folder, named], [scenario], Provenance(product="Example"))
+    assert refused.value.lines == [
+        f"{folder}: is a directory, not a transcript file; pass the file itself",
+        f"{named}:1: attachment 'shots' is not a regular file ({tmp_path / 'shots'}); "
+        "name a screenshot or recording file",
+    ]

@@ -24,6 +24,7 @@ PROMPT_MAX_BYTES = 256 * KB
 CODES_MAX_BYTES = 16 * MB
 REFERENCE_MAX_BYTES = 64 * MB
 PRICES_MAX_BYTES = 1 * MB
+TRANSCRIPT_MAX_BYTES = 64 * MB
 
 
 def _size(n: int) -> str:
@@ -46,10 +47,12 @@ def read_user_bytes(path: Path, *, limit: int, what: str, fix: str | None = None
         raise refuse(f"is a directory, not a {what} file", "pass the file itself") from None
     except OSError as error:
         raise refuse(f"cannot open it ({error.strerror or error})", f"pass a readable {what} file") from None
+    info = os.fstat(fd)
+    if stat.S_ISDIR(info.st_mode):
+        # Linux opens a directory read-only without complaint; fdopen would then raise.
+        os.close(fd)
+        raise refuse(f"is a directory, not a {what} file", "pass the file itself")
     with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise refuse(f"is a directory, not a {what} file", "pass the file itself")
         if not stat.S_ISREG(info.st_mode):
             raise refuse("not a regular file (a device, pipe or socket)", f"pass a {what} file saved on disk")
         too_big = f"over the {_size(limit)} limit for a {what} file"

@@ -5,7 +5,9 @@ ingestion before a run directory exists."""
 
 from __future__ import annotations
 
+import hashlib
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from medeval.engine.ingest.match import Matched, Similarity, match_conversation
 from medeval.engine.ingest.transcript import ParsedFile, RawConversation
 from medeval.engine.orchestrator import LoadedScenario
 from medeval.errors import UserError
-from medeval.records.hashing import sha256_file
+from medeval.records.user_files import TRANSCRIPT_MAX_BYTES, read_user_bytes
 from medeval.schemas import Attachment, IngestSource, Provenance
 
 PARSERS = {
@@ -30,8 +32,6 @@ PARSERS = {
 SCREENSHOT = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".heic", ".pdf"}
 AUDIO = {".mp3", ".m4a", ".wav", ".ogg", ".aac", ".flac", ".webm"}
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
-#: Most bytes of one transcript file: a conversation log, not a data dump.
-MAX_FILE_BYTES = 50 * 1024 * 1024
 
 
 @dataclass
@@ -55,26 +55,38 @@ def read_file(path: Path) -> ParsedFile:
         )
         return ParsedFile(path, "markdown", [], [problem])
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return ParsedFile(path, "markdown", [], [f"{path}: over {MAX_FILE_BYTES // 2**20} MB; split it"])
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        return ParsedFile(path, "markdown", [], [f"{path}: no such file; pass an existing transcript file"])
-    except (OSError, UnicodeDecodeError) as error:
-        problem = f"{path}: cannot read it as UTF-8 text ({error}); save it as UTF-8"
-        return ParsedFile(path, "markdown", [], [problem])
-    return parser(path, text)
+        data = read_user_bytes(path, limit=TRANSCRIPT_MAX_BYTES, what="transcript")
+        text = data.decode("utf-8-sig")
+    except UserError as error:
+        return ParsedFile(path, "markdown", [], list(error.lines))
+    except UnicodeDecodeError:
+        return ParsedFile(path, "markdown", [], [f"{path}: not UTF-8 text; save the transcript as UTF-8"])
+    parsed = parser(path, text)
+    parsed.sha256 = hashlib.sha256(data).hexdigest()
+    return parsed
 
 
 def attachment(base: Path, name: str) -> Attachment | str:
-    """The named file by hash, or the problem (it must exist: a hash of nothing proves nothing)."""
+    """The named file by hash, or the problem (it must exist: a hash of nothing proves nothing).
+    Hashed a megabyte at a time: a call's recording may be large, and only a regular file is read."""
     path = Path(name).expanduser()
     path = path if path.is_absolute() else base / path
-    if not path.is_file():
+    try:
+        info = path.stat()
+    except OSError:
         return f"attachment {name!r} not found (looked for {path}); give the file's path"
+    if not stat.S_ISREG(info.st_mode):
+        return f"attachment {name!r} is not a regular file ({path}); name a screenshot or recording file"
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    except OSError as error:
+        return f"attachment {name!r} cannot be read ({error.strerror or error}); check its permissions"
     suffix = path.suffix.lower()
     kind = "screenshot" if suffix in SCREENSHOT else "audio" if suffix in AUDIO else "other"
-    return Attachment(path=name, kind=kind, sha256=sha256_file(path), bytes=path.stat().st_size)
+    return Attachment(path=name, kind=kind, sha256=digest.hexdigest(), bytes=info.st_size)
 
 
 def provenance(
@@ -141,7 +153,7 @@ def plan_ingest(
         problems.extend(parsed.problems)
         if not parsed.conversations:
             continue
-        file_sha = sha256_file(path)
+        file_sha = parsed.sha256
         recorded.append(
             {
                 "path": str(path),

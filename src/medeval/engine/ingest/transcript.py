@@ -53,6 +53,8 @@ class ParsedFile:
     format: Format
     conversations: list[RawConversation]
     problems: list[str]
+    #: The file's sha256, recorded with every conversation read from it.
+    sha256: str = ""
 
 
 class Problems:
