@@ -38,7 +38,9 @@ def calibrate_command(
     seed: Annotated[int, typer.Option(help="Seed every judge's seed derives from")] = 42,
     out_dir: Annotated[
         Path | None,
-        typer.Option("--out", help="Where validity.md/.json and answers.csv go (default calibration/<id>)"),
+        typer.Option(
+            "--out", help="Where validity.md/.json and answers.csv go (default runs/calibration/<id>)"
+        ),
     ] = None,
 ) -> None:
     """Run the judge panel on a human-coded reference set and report agreement, kappa, Incorrect recall."""
@@ -47,7 +49,8 @@ def calibrate_command(
     from medeval.engine.calibrate import calibrate, calibration_config
     from medeval.records.storage import ChainedJsonl, new_run_id
 
-    directory = out_dir or Path("calibration") / new_run_id()
+    # Under runs/ (ignored by git), so the documented commands leave a clone clean.
+    directory = out_dir or Path("runs") / "calibration" / new_run_id()
     calls = ChainedJsonl(directory / "calls.jsonl") if directory.is_dir() else None
 
     def sink(record: dict[str, object]) -> None:

@@ -19,7 +19,9 @@ DAMAGED_HELP = "Read a run that fails medeval verify (with a warning) instead of
 def export_command(
     run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (or folders of runs)")],
     fmt: Annotated[str, typer.Option("--format", help="parquet or csv")] = "parquet",
-    out_dir: Annotated[Path, typer.Option("--out", help="Folder for the table files")] = Path("export"),
+    out_dir: Annotated[
+        Path, typer.Option("--out", help="Folder for the table files (default runs/export, beside the runs)")
+    ] = Path("runs") / "export",
     allow_damaged: Annotated[bool, typer.Option(help=DAMAGED_HELP)] = False,
 ) -> None:
     """Write tidy tables (trials, groups, claims, checklist, calls) as Parquet or CSV files."""
