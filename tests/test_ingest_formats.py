@@ -279,3 +279,39 @@ def test_only_regular_files_are_read_or_hashed(scenario, tmp_path: Path) -> None
         f"{named}:1: attachment 'shots' is not a regular file ({tmp_path / 'shots'}); "
         "name a screenshot or recording file",
     ]
+
+
+def test_answers_over_several_messages_are_one_answer(scenario, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    text = "**You [Q1]:** When?\n**Assistant:** First part.\n**Assistant:** Second part.\n"
+    [raw] = parse_markdown(tmp_path / "c.md", text).conversations
+    matched = match_conversation(raw, scenario.scenario, [], "c.md")
+    [answered] = matched.conversation.answered
+    assert answered.response == "First part.\n\nSecond part."
+    assert [t.role for t in matched.conversation.turns] == ["user", "assistant"]
+
+
+def test_a_failure_while_writing_leaves_no_run_behind(
+    scenario,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    import medeval.engine.ingest as ingest_module
+    from medeval.engine.config import RunConfig
+
+    real = ingest_module.judge_conversation
+    seen: list[str] = []
+
+    async def failing(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append("judged")
+        if len(seen) == 2:
+            raise RuntimeError("disk gone")
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(ingest_module, "judge_conversation", failing)
+    config = RunConfig(
+        scenarios=[SHIP], targets=["ingested:Example"], out=tmp_path / "runs", max_concurrency=1
+    )
+    with pytest.raises(RuntimeError, match="disk gone"):
+        ingest_module.ingest([EXAMPLES / "transcripts.csv"], config, Provenance(product="Example"))
+    assert seen == ["judged", "judged"]
+    assert list((tmp_path / "runs").iterdir()) == []
