@@ -176,3 +176,37 @@ def test_run_study_in_python_takes_a_string_out_and_records_the_override(tmp_pat
     assert manifest["study"]["overrides"] == {"out": str(tmp_path / "py_runs"), "epochs": 1}
     with pytest.raises(UserError, match="study override epochs"):
         api.run_study(write(tmp_path, MINIMAL), epochs="many")
+
+
+def test_validate_study_warns_about_models_that_retire_within_30_days(tmp_path: Path) -> None:
+    from datetime import date
+
+    from medeval.study import read_study
+    from medeval.study.lifecycle import retiring_soon
+
+    text = MINIMAL.replace('spec = "fake:incomplete"', 'spec = "openai:gpt-5"')
+    study, problems = read_study(write(tmp_path, text))
+    assert study is not None, problems
+    (line,) = retiring_soon(study, today=date(2026, 11, 26))
+    assert line.startswith("openai:gpt-5 retires on 2026-12-11, in 15 days: a run after that date is refused")
+    assert "plan the study on openai:gpt-6.1-sol" in line
+    assert retiring_soon(study, today=date(2026, 10, 1)) == []  # 71 days: no warning yet
+
+
+def test_the_readme_and_example_study_name_no_retired_or_retiring_model() -> None:
+    import re
+    from datetime import date, timedelta
+
+    from medeval.adapters.catalog import find_model
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    batch = readme.split("### Batch judging")[1].split("```sh")[1].split("```")[0]
+    specs = re.findall(
+        r"(?:openai|anthropic|google|xai):[\w.\-]+", batch + EXAMPLE.read_text(encoding="utf-8")
+    )
+    assert "openai:gpt-5.1" in specs
+    soon = date.today() + timedelta(days=30)
+    for spec in specs:
+        provider, model = spec.split(":", 1)
+        entry = find_model(provider, model)
+        assert entry is None or entry.retires_on is None or entry.retires_on > soon, spec

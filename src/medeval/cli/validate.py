@@ -37,11 +37,15 @@ def validate_command(
     from medeval.study import study_problems
 
     if study is not None:
-        _, problems = study_problems(study)
+        from medeval.study.lifecycle import retiring_soon
+
+        study_file, problems = study_problems(study)
         for problem in problems:
             error_line(problem)
-        if problems:
+        if problems or study_file is None:
             raise typer.Exit(2)
+        for line in retiring_soon(study_file):
+            print(f"warning: {study}: {line}", file=sys.stderr, flush=True)
         out.print(f"{study}: study file valid")
         from medeval.study.plan import plan_study
 
