@@ -42,6 +42,18 @@ def calibrate_command(
             "--out", help="Where validity.md/.json and answers.csv go (default runs/calibration/<id>)"
         ),
     ] = None,
+    probes: Annotated[
+        bool,
+        typer.Option(
+            "--probes",
+            help="Also re-judge the set under bias probes (order, length, format, position) and print "
+            "each judge's flip rates",
+        ),
+    ] = False,
+    probe_answers: Annotated[
+        int | None,
+        typer.Option(min=1, help="With --probes: a seeded sample of this many answers (default all)"),
+    ] = None,
 ) -> None:
     """Run the judge panel on a human-coded reference set and report agreement, kappa, Incorrect recall."""
     from medeval.calibration.reference import default_reference, load_reference, load_scenarios
@@ -74,6 +86,21 @@ def calibrate_command(
     paths = write_calibration(cal, directory)
     out.print(f"calibration: {paths.markdown}", highlight=False, soft_wrap=True)
     out.print(f"calibration: {paths.answers}", highlight=False, soft_wrap=True)
+    if probes:
+        from medeval.cli.probes import print_probes, probe_judges, write_probes
+
+        results = probe_judges(
+            reference_set,
+            judge or [DEFAULT_JUDGE],
+            judge_count=judges,
+            extractor=extractor,
+            adjudicator=adjudicator,
+            seed=seed,
+            answers=probe_answers,
+            sink=sink,
+        )
+        print_probes(results, out)
+        out.print(f"calibration: {write_probes(results, directory)}", highlight=False, soft_wrap=True)
 
 
 def print_calibration(cal: Calibration, console: Console) -> None:
