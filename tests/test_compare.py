@@ -296,7 +296,7 @@ def test_two_variants_are_paired_variant_with_variant_and_none_is_dropped(tmp_pa
     rates = {c.variant: c.result.a for c in comparison.changes if c.metric == "rate:accurate_complete"}
     assert rates == {"short": 1.0, "long": 0.0}
     markdown, csv_path = write_comparison(comparison, tmp_path / "out")
-    assert "| fake:a [long] | s1 | QG1 |" in markdown.read_text(encoding="utf-8")
+    assert "| fake:a \\[long\\] | s1 | QG1 |" in markdown.read_text(encoding="utf-8")
     with csv_path.open(encoding="utf-8") as handle:
         assert {row["variant"] for row in csv.DictReader(handle)} == {"short", "long"}
 

@@ -9,7 +9,8 @@ as the number it is. Numbers themselves are never touched. The apostrophe is vis
 reading the file back; strip one leading apostrophe before a cell that starts with one of the six
 characters to recover the original.
 
-Markdown: `<` and `>` become entities (and `&` where it would start one), every character that
+Markdown: `<` becomes an entity, so no tag can open (and `&` where it would start one; `>` is
+escaped only at the start, where it would open a quote), every character that
 starts inline markup (emphasis, code, links, images, strikethrough, table pipes, headings) is
 backslash-escaped (an underscore between two letters or digits opens nothing and stays as it is),
 and line breaks become spaces, so the span cannot open a block either. A CommonMark renderer with
@@ -66,15 +67,15 @@ def csv_select(sql: str, text_columns: Iterable[str]) -> str:
 _MD_SPECIAL = re.compile(r"([\\`*\[\]!~|#{}]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 #: Only an ampersand that would start a character reference needs escaping ("A&C" stays as it is).
 _ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
-_LINE_START = re.compile(r"^(\s*(?:\d{1,9})?)([-+.)])(?=\s|$)")
+_LINE_START = re.compile(r"^(\s*)(>)|^(\s*(?:\d{1,9})?)([-+.)])(?=\s|$)")
 
 
 def md_text(value: object) -> str:
     """Any text as an inline Markdown span that renders as exactly that text."""
-    text = _ENTITY.sub("&amp;", str(value)).replace("<", "&lt;").replace(">", "&gt;")
+    text = _ENTITY.sub("&amp;", str(value)).replace("<", "&lt;")
     text = " ".join(_MD_SPECIAL.sub(r"\\\1", text).splitlines())
     # Placed at the start of a line (after "> "), a list or heading marker would still open a block.
-    return _LINE_START.sub(r"\1\\\2", text)
+    return _LINE_START.sub(lambda m: f"{m[1] or m[3] or ''}\\{m[2] or m[4]}", text)
 
 
 def md_code(value: object) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from medeval.records.safe_output import md_text
 from medeval.reporting.loading.run import Corpus
 from medeval.reporting.stats.intervals import fmt_p, fmt_points
 from medeval.reporting.stats.paired import PairedRate, holm, paired_rate
@@ -150,8 +151,7 @@ def pooled_markdown(rows: list[Pooled]) -> list[str]:
         for label, result in (("A&C", row.ac), ("Incorrect", row.incorrect)):
             cells = pooled_cells(result)
             lines.append(
-                f"| {row.target_a} | {row.target_b} | {label} | {result.n_pairs} | {result.clusters} | "
-                + " | ".join(cells)
-                + " |"
+                f"| {md_text(row.target_a)} | {md_text(row.target_b)} | {label} | {result.n_pairs} | "
+                f"{result.clusters} | " + " | ".join(cells) + " |"
             )
     return [*lines, ""]

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from medeval.records.redact import redact
+from medeval.records.safe_output import md_text
 from medeval.reporting.compare.pooled import pooled_cells, pooled_markdown
 from medeval.reporting.compare.runs import Change, Comparison, Key
 from medeval.reporting.render.terminal import emit, fit
@@ -56,8 +57,9 @@ def render_markdown(comparison: Comparison) -> str:
     if comparison.same_run:
         lines += [f"- **{SAME_RUN}**"]
     nothing = "- Nothing: same targets, scenarios, served models, prompts and judges."
-    lines += [f"- **{c}**" for c in comparison.snapshot_changes] or [nothing]
-    lines += [f"- Who decided, {w}" for w in comparison.who_decided]
+    # Served-model names and scenario ids come from outside the tool: escaped (records.safe_output).
+    lines += [f"- **{md_text(c)}**" for c in comparison.snapshot_changes] or [nothing]
+    lines += [f"- Who decided, {md_text(w)}" for w in comparison.who_decided]
     lines += ["", *pooled_markdown(comparison.pooled)]
     flagged = comparison.flagged()
     lines += [f"## Significant changes per question group ({len(flagged)})", ""]
@@ -77,19 +79,20 @@ def render_markdown(comparison: Comparison) -> str:
     lines += ["", "All metrics (every SHIP category rate and score) are in `compare.csv`."]
     if comparison.only_a or comparison.only_b:
         lines += ["", "## Not in both runs", ""]
-        lines += [f"- only in A: {k}" for k in comparison.only_a] + [
-            f"- only in B: {k}" for k in comparison.only_b
+        lines += [f"- only in A: {md_text(k)}" for k in comparison.only_a] + [
+            f"- only in B: {md_text(k)}" for k in comparison.only_b
         ]
     return "\n".join(lines) + "\n"
 
 
 def _md_row(c: Change) -> str:
     target = c.target_b if c.target_a == c.target_b else f"{c.target_a} -> {c.target_b}"
-    target = _who(target, c.variant)
+    target = md_text(_who(target, c.variant))
     p_value = fmt_p(c.p_adjusted)
     mark = " **(significant)**" if c.significant else ""
     return (
-        f"| {target} | {c.scenario_id} | {c.question_group} | {c.metric} | {_fmt(c.result.a, c.metric)} | "
+        f"| {target} | {md_text(c.scenario_id)} | {md_text(c.question_group)} | {c.metric} | "
+        f"{_fmt(c.result.a, c.metric)} | "
         f"{_fmt(c.result.b, c.metric)} | {_fmt_change(c)}{mark} | {p_value} |"
     )
 
