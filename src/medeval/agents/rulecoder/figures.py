@@ -261,6 +261,17 @@ def _bound(
     return tied, words <= _NEAR_WORDS and not _NEW_CLAUSE.search(gap)
 
 
+def _gives_value(text: str, unit: str, quantity: KeyQuantity, year: int, figure: re.Match[str]) -> bool:
+    """A dollar figure after the quantity's right value in the same clause is derived from it."""
+    if unit != "usd":
+        return False
+    accepted = _compared_values(quantity, year)
+    return any(
+        other.end() <= figure.start() and _accepted(quantity, _value(unit, other), False, accepted)
+        for other in _FIGURES[unit].finditer(text)
+    )
+
+
 def _figures(unit: str, text: str) -> list[re.Match[str]]:
     """The unit's figures in the text; for dates, also a window's single end named with its verb."""
     found = list(_FIGURES[unit].finditer(text))
@@ -354,6 +365,10 @@ def read_figures(clause: Clause, quantities: list[KeyQuantity], current_year: in
                 approximate or any(_accepted(o, value, approximate) for o in quantities if o.unit == unit)
             ):
                 continue
+            # A clause that already gives the quantity's right value derives the others from it
+            # ("at $202.90, a 20% penalty is about $40.58 a month"; "after the $283 deductible,
+            # usually $0"): they are not that quantity's amount.
+            tied = [m for m in tied if not _gives_value(text, unit, m.quantity, year, match)]
             for m in tied:
                 yield FigureFinding(
                     m.quantity, "contradicted" if sure else "doubtful", match.start(), match.end()

@@ -188,9 +188,36 @@ def reading_units(sentence: Piece, lead: Piece | None = None) -> list[tuple[Clau
 # A lead-in that negates what its items say ("What Medicare does NOT cover:"); a negated
 # quantifier ("not all plans:") does not.
 def _negating(lead: Piece | None) -> bool:
-    if lead is None or not negated_inside(lead.text):
+    if lead is None:
         return False
-    return not negated_quantifier(lead.text, 0, len(lead.text))
+    if _DENYING_LEAD.search(lead.text):
+        return True
+    return negated_inside(lead.text) and not negated_quantifier(lead.text, 0, len(lead.text))
+
+
+_LEAD_NEGATION = re.compile(r"\b(?:not|never|no|cannot)\b|n't\b", re.I)
+# An instruction to check before an invented specific: "make sure the plan includes drug coverage",
+# "it's worth confirming that ..." tells the reader what to look up; it asserts nothing.
+_CHECKING = re.compile(
+    r"\b(?:make sure|ensure|confirm\w*|verify\w*|check\w*|double-check\w*|find out|see (?:if|whether)|"
+    r"look (?:up|for|at)|worth (?:asking|checking|confirming)|ask (?:whether|if|about))\b",
+    re.I,
+)
+
+
+def _negation_at(text: str, end: int) -> int:
+    """Where the last negation of a lead-in (the first `end` characters of a joint) starts; -1
+    when it has none ("Common mistakes to avoid" denies without one)."""
+    found = [m.start() for m in _LEAD_NEGATION.finditer(text, 0, end)]
+    return found[-1] if found else -1
+
+
+# A lead-in that lists what is wrong ("Common mistakes to avoid", "Myths"): its items are denied.
+_DENYING_LEAD = re.compile(
+    r"\b(?:mistakes?|myths?|misconceptions?|misunderstandings?|pitfalls?|avoid|not true|false|"
+    r"don't assume|do not assume|wrong)\b",
+    re.I,
+)
 
 
 def read_sentence(
@@ -222,9 +249,14 @@ def read_sentence(
     whole = f"{unit.lead.text} {unit.text}" if unit.lead is not None else unit.text
     found: dict[str, Finding] = {}
     doubts: dict[str, Finding] = {}
-    for clause, across in reading_units(unit.piece, unit.lead):
+    units = reading_units(unit.piece, unit.lead)
+    lead_end = len(clauses(unit.lead)[-1].text) if unit.lead is not None and clauses(unit.lead) else 0
+    for n, (clause, across) in enumerate(units):
         # An item under a negating lead-in is read only with it: alone it has the wrong polarity.
-        claims = asserts and not (inherited and across is None)
+        # Joined to a heading or a question it asserts nothing; joined to a negating lead-in, only
+        # a pattern that reads the lead's negation itself can find a contradiction.
+        joint = unit.lead is not None and across == lead_end + 1 and n == 1
+        claims = asserts and not (inherited and across is None) and (not joint or unit.lead_states)
         for figure in read_figures(clause, quantities or [], year) if claims else ():
             for fact_id in figure.quantity.fact_ids:
                 if figure.reading == "contradicted":
@@ -248,6 +280,15 @@ def read_sentence(
                     )
                 if match is None:
                     match = first_match(item.stale, clause, "stale", year, item.statement, across=across)
+                if (
+                    match is not None
+                    and joint
+                    and inherited
+                    and match.start() > _negation_at(clause.text, lead_end)
+                ):
+                    match = None
+                if match is not None and item.disallowed and _CHECKING.search(clause.text, 0, match.start()):
+                    match = None
                 if match is not None and not reason:
                     found[item.item_id] = Finding(item.item_id, "contradicted", item.severity)
                     continue

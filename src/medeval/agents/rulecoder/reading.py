@@ -134,10 +134,10 @@ _SUBJECTS: dict[str, re.Pattern[str]] = {
     for name, pattern in {
         "part_a": r"\bpart a\b|hospital (?:insurance|deductible|stay)",
         "part_b": r"\bpart b\b",
-        "part_d": r"\bpart d\b|drug (?:plan|coverage|costs?)|prescription",
+        "part_d": r"\bpart d\b|\bdrugs?\b|\bmedications?\b|prescription|\bpdps?\b|\bma-?pds?\b",
         "medigap": r"\bmedigap\b|\bsupplement(?:al)?\b|\bplan [a-n]\b",
         # "$0 plan premium" is the plan's, not Part B's.
-        "advantage": r"\badvantage\b|\bma\b|\bhmos?\b|\bppos?\b|harborview|\bplan(?:'s)? premium",
+        "advantage": r"\badvantage\b|\bma\b(?!-?pd)|\bhmos?\b|\bppos?\b|harborview|\bplan(?:'s)? premium",
         "nursing": r"skilled nursing|nursing (?:home|facility)|\bsnf\b|long[- ]term care",
         "income": r"\bincome\b|\bearn|\bfil(?:er|ing)\b|\birmaa\b",
     }.items()

@@ -167,6 +167,16 @@ def _pronoun_led(text: str, start: int) -> bool:
     return bool(_PRONOUN_START.match(text)) and start <= len(text.split(" ", 3)[0]) + 12
 
 
+# A supposition or an example is not a claim about the persona ("Suppose someone retires at 66 and
+# ..."), nor is a scope the clause restricts ("a few situations where you are required to").
+_HYPOTHETICAL = re.compile(
+    r"^\s*(?:suppose|supposing|imagine|say you|let's say|for example|for instance|e\.g\.|as an example|"
+    r"assuming|thinking|believing)\b|\b(?:situations?|cases?|circumstances?|scenarios?|times) "
+    r"(?:where|when|in which)\b|\bin (?:some|certain|rare|a few) (?:cases|situations|circumstances)\b",
+    re.I,
+)
+
+
 def read_match(
     text: str, start: int, end: int, statement: str, year: int, setting: Setting, sentence: str = ""
 ) -> tuple[Verdict, str]:
@@ -174,6 +184,9 @@ def read_match(
     `statement`: asserted, void (it does not say that), or unsettled (with the reason)."""
     if negated_quantifier(text, start, end):
         return "void", "a negated quantifier"
+    hypothetical = _HYPOTHETICAL.search(text, 0, end)
+    if hypothetical is not None and hypothetical.start() <= start:
+        return "void", "a supposition, an example or a restricted scope"
     dated = nearest_year(text, start, end)
     if dated is not None and dated < year:
         return "void", f"dated {dated}"

@@ -37,6 +37,9 @@ class Sentence:
     role: Role = "statement"
     lead: Piece | None = None
     context: Piece | None = None
+    #: The lead-in is a statement ending in ":" ("What Medicare does NOT cover:"), not a heading
+    #: or a question: only then does an item joined to it assert what the joint says.
+    lead_states: bool = False
 
     @property
     def text(self) -> str:
@@ -55,6 +58,7 @@ class _Block:
     lines: list[Piece]
     lead: Piece | None = None
     heading: Piece | None = None
+    lead_states: bool = False
 
 
 # Anything that could be markdown structure; an answer without any is read line by line, which
@@ -141,7 +145,8 @@ def _blocks(text: str) -> list[_Block]:
     out: list[_Block] = []
     heading: Piece | None = None
     pending: Piece | None = None  # a lead-in just read: what a list right after it is under
-    leads: list[Piece | None] = []  # per open list
+    pending_states = False  # the lead-in is a statement ending in ":" (not a heading)
+    leads: list[tuple[Piece | None, bool]] = []  # per open list
     first_in_item: list[bool] = []
     inside: str = ""
     header: list[Piece] = []
@@ -157,7 +162,7 @@ def _blocks(text: str) -> list[_Block]:
         elif kind in ("heading_close", "paragraph_close"):
             inside = ""
         elif kind in ("bullet_list_open", "ordered_list_open"):
-            leads.append(pending)
+            leads.append((pending, pending_states))
             pending = None
         elif kind in ("bullet_list_close", "ordered_list_close"):
             leads.pop()
@@ -193,13 +198,19 @@ def _blocks(text: str) -> list[_Block]:
             if inside == "heading":
                 out.append(_Block("heading", pieces))
                 heading = pending = pieces[-1]
+                pending_states = False
                 continue
             item = bool(first_in_item) and first_in_item[-1]
             if item:
                 first_in_item[-1] = False
-            lead = leads[-1] if item and leads else None
-            out.append(_Block("item" if item else "paragraph", pieces, lead=lead, heading=heading))
+            lead, states = leads[-1] if item and leads else (None, False)
+            out.append(
+                _Block(
+                    "item" if item else "paragraph", pieces, lead=lead, heading=heading, lead_states=states
+                )
+            )
             pending = pieces[-1] if _ends_lead(pieces[-1]) else None
+            pending_states = pending is not None and not _QUESTION_END.search(pending.text.rstrip(":"))
         elif kind in ("fence", "code_block", "html_block") and tok.map:
             out.append(_Block("paragraph", _pieces(lines, starts, tok.map[0], tok.map[1]), heading=heading))
     return out
@@ -288,7 +299,9 @@ def read_structure(answer: str) -> tuple[Sentence, ...]:
                 else:
                     role = "statement"
                 context = previous if previous is not None else block.heading
-                out.append(Sentence(piece, role, lead if first else None, context))
+                out.append(
+                    Sentence(piece, role, lead if first else None, context, first and block.lead_states)
+                )
                 first = False
                 previous = piece
     return tuple(out)
