@@ -172,6 +172,8 @@ def uncertain_sentences(
 
 # What a sentence that declines or only says "it varies" is, whatever key pattern it matches.
 _GENERAL_KINDS = frozenset({"refusal", "dont_know", "depends"})
+_FIGURE = re.compile(r"\$\s?\d|\d\s?%|\b\d+\b")
+_NON_ANSWER_MOVES = frozenset({"refusal", "dont_know", "referral", "depends", "question"})
 
 
 def verifier_output(
@@ -204,6 +206,17 @@ def verifier_output(
         for r in readings
     ):
         non_answer = non_answer_kind([r.kind for r in readings])
+    elif plan_specific and not any(r.contradicted or r.unsettled for r in readings):
+        # A plan-specific question that the answer declines, refers or hedges, while it answers
+        # none of the group's own points (only where to look, or other questions' facts): the
+        # study's refusal or referral plus general explanation, Not Substantive.
+        answered = {f for r in readings for f in r.covered} - referrals - foreign
+        moves = [r.kind for r in readings if r.kind in _NON_ANSWER_MOVES]
+        # A figure stated beside them ("three D-SNPs there, two with a $0 premium") is no
+        # general explanation: it may be an invented specific, and a person reads it.
+        figures = any(r.kind == "substance" and _FIGURE.search(r.quote) for r in readings)
+        if not answered and moves and not figures:
+            non_answer = non_answer_kind(moves)
     if non_answer is not None:
         readings = [replace(r, covered=[]) for r in readings]
     verdicts = []

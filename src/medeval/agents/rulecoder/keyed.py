@@ -199,8 +199,9 @@ _LEAD_NEGATION = re.compile(r"\b(?:not|never|no|cannot)\b|n't\b", re.I)
 # An instruction to check before an invented specific: "make sure the plan includes drug coverage",
 # "it's worth confirming that ..." tells the reader what to look up; it asserts nothing.
 _CHECKING = re.compile(
-    r"\b(?:make sure|ensure|confirm\w*|verify\w*|check\w*|double-check\w*|find out|see (?:if|whether)|"
-    r"look (?:up|for|at)|worth (?:asking|checking|confirming)|ask (?:whether|if|about))\b",
+    r"\b(?:make sure|ensure|confirm\w*|verify\w*|check\w*|double-check\w*|find out|see|look (?:up|for|at)|"
+    r"worth (?:asking|checking|confirming)|ask)\s+(?:(?:also|first|again|carefully)\s+)?"
+    r"(?:that|whether|if|about|the plan|this plan|harborview|it)\b",
     re.I,
 )
 

@@ -25,6 +25,7 @@ _REFUSAL = re.compile(
     r"discuss|go over|get into|talk about|quote|share|"
     r"tell you (?:what|whether|which|if|how)|speak to|comment|weigh in|predict)|"
     r"\b(?:outside|beyond) (?:my|the) scope\b|"
+    rf"{_I}(?:'d|would) rather not (?:guess|speculate|give|quote|say)|{_I}(?:hesitant|reluctant) to\b|"
     r"\bnot (?:able|in a position) to (?:advise|give|provide|recommend)",
     re.I,
 )
@@ -132,6 +133,15 @@ _VERB = re.compile(
 _LABEL = re.compile(r"^[^.!?]{0,60}[:]?$")
 
 
+_RESOURCE_WORDS = 14
+_RESOURCE = re.compile(
+    r"medicare\.gov|1-800|plan finder|\bship\b|state health insurance|social security|oshiip|counsel|"
+    r"department of insurance|\bssa\b|summary of benefits|evidence of coverage|provider directory|"
+    r"member services|customer service",
+    re.I,
+)
+_ANSWER_OPENING = re.compile(r"\W*(?:yes|no|yeah|nope)\b", re.I)
+
 _PRIORITY: tuple[SentenceKind, ...] = ("refusal", "dont_know", "referral", "depends", "question", "filler")
 
 
@@ -167,6 +177,11 @@ def clause_kind(text: str) -> SentenceKind:
         return "referral"
     if _DEPENDS.search(text) or _GENERAL.search(text):
         return "depends"
+    # A short entry naming where to look ("Medicare.gov - the Plan Finder tool", "OSHIIP, Ohio's
+    # free SHIP"), as in a list of resources, with no rule or figure of its own.
+    short = len(text.split()) <= _RESOURCE_WORDS and not re.search(r"\$\s?\d|\d\s?%", text)
+    if short and _RESOURCE.search(text) and not _STRONG.search(text) and not _ANSWER_OPENING.match(text):
+        return "referral"
     if _QUESTION.search(text):
         return "question"
     if _FILLER.search(text) and not _ASSERTIVE.search(text):
