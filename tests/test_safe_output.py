@@ -33,9 +33,9 @@ class HostileTarget(FakeTarget):
 
     async def generate(self, request: ChatRequest) -> ChatResponse:
         response = await super().generate(request)
-        return response.model_copy(
-            update={"text": HOSTILE + response.text, "served_model": '<img src=x onerror="alert(4)">'}
-        )
+        # Markup inside the sentences too, so the report's quotes of wrong claims carry it.
+        text = HOSTILE + response.text.replace(" Part ", ' <b onclick="alert(6)">Part</b> ')
+        return response.model_copy(update={"text": text, "served_model": '<img src=x onerror="alert(4)">'})
 
 
 class FailingTarget(ModelAPI):
@@ -57,7 +57,7 @@ def hostile_run(out: Path, seed: int) -> Path:
         cache=CacheMode.OFF,
     )
     adapters: dict[str, ModelAPI] = {
-        "fake:accurate": HostileTarget("accurate"),
+        "fake:accurate": HostileTarget("outdated"),
         "fake:refusal": FailingTarget("refusal"),
     }
     import asyncio
@@ -86,7 +86,6 @@ def test_every_csv_is_neutralised_and_report_md_renders_inertly(
 ) -> None:
     first = hostile_run(tmp_path / "runs", seed=1)
     second = hostile_run(tmp_path / "runs2", seed=2)
-    # Exit 3: the failing target's trials failed, which is part of the point.
     assert cli(monkeypatch, capsys, "report", str(first), "--out", str(tmp_path / "report"))[0] == 0
     assert cli(monkeypatch, capsys, "review", "export", str(first), "--sample", "1.0",
                "--out", str(tmp_path / "review"))[0] == 0  # fmt: skip
@@ -108,7 +107,8 @@ def test_every_csv_is_neutralised_and_report_md_renders_inertly(
     assert "=cmd" in (tmp_path / "report" / "unscored.csv").read_text(encoding="utf-8")  # mid-cell: inert
 
     markdown = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
-    assert "onerror" in markdown  # the provider's text is in the report, as text
+    # The provider's texts are in the report, as text: an answer's wrong claim, a served model, an error.
+    assert "alert(6)" in markdown and "alert(4)" in markdown and "alert(5)" in markdown
     for renderer in (MarkdownIt(), MarkdownIt("commonmark").enable("table")):
         html = renderer.render(markdown)
         parser = Tags()
