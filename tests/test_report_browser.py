@@ -233,3 +233,38 @@ def test_large_pages_load_transcripts_from_the_compressed_block_on_demand(
         )
     assert 'class="v-contradicted"' in body and "Wrong: Medicare pays for everything forever." in body
     assert "Source: Medicare &amp; You 2026, fixture section" in body  # the facts filled in after inflating
+
+
+@needs_chromium
+def test_review_chips_are_visible_and_a_target_all_in_review_keeps_its_row(tmp_path: Path) -> None:
+    scenario = write_scenario(tmp_path)
+    groups = {"QG1": ShipCategory.ACCURATE_COMPLETE, "QG9": ShipCategory.INCORRECT}
+    records = [make_record("rund", 1, "fake:a", groups), make_record("rund", 2, "fake:b", groups)]
+    # Every answer of fake:b awaits people: it was asked, so it stays in the table, outside n.
+    records[1] = records[1].model_copy(
+        update={
+            "groups": [
+                g.model_copy(update={"ship_category": ShipCategory.NEEDS_REVIEW}) for g in records[1].groups
+            ]
+        }
+    )
+    page = build_report([write_run(tmp_path / "runs", "rund", records, scenario_paths=[scenario])]).html
+    chip = "document.querySelector('#trials .badge.needs_review')"
+    with Browser(tmp_path / "profile") as browser:
+        browser.open(page.as_uri())
+        browser.evaluate("document.getElementById('toggle-models').click()")
+        rows = browser.evaluate(
+            "Array.from(document.querySelectorAll('tr.model-row'))"
+            ".map(r => r.innerText.replace(/\\s+/g, ' '))"
+        )
+        assert any(r.startswith("fake:b n=0") and "1 in review: 100% outside n" in r for r in rows), rows
+        pooled = browser.evaluate("document.querySelector('tbody.qgroup .badge.outside').innerText")
+        assert pooled == "1 in review: 50% outside n"
+        assert browser.evaluate(chip + ".textContent").endswith("Needs review")
+        style = browser.evaluate(
+            f"(() => {{ const s = getComputedStyle({chip}); return [s.backgroundColor, s.color]; }})()"
+        )
+    background, text = style
+    assert background not in ("rgba(0, 0, 0, 0)", "rgb(255, 255, 255)"), style
+    # Dark text on the light fill: the label reads, whatever the colour.
+    assert sum(int(v) for v in re.findall(r"\d+", text)[:3]) < 200, style

@@ -28,6 +28,18 @@ class Shares(BaseModel):
     ci: dict[str, str]
     delta_ac: Difference | None
     drawer: str = ""  # key of the drawer entry (model rows)
+    #: Groups asked and scored by design but outside n: left for people, or the judges failed.
+    needs_review: int = 0
+    not_scored: int = 0
+
+    def outside(self) -> str:
+        """ "2 in review, 1 not scored: 25% outside n"; "" when every group is in n."""
+        if not self.needs_review and not self.not_scored:
+            return ""
+        parts = [f"{self.needs_review} in review"] if self.needs_review else []
+        parts += [f"{self.not_scored} not scored"] if self.not_scored else []
+        share = 100 * (self.needs_review + self.not_scored) / (self.n + self.needs_review + self.not_scored)
+        return f"{', '.join(parts)}: {share:.0f}% outside n"
 
 
 class GroupRow(BaseModel):
@@ -44,6 +56,10 @@ class GroupRow(BaseModel):
     @property
     def counselor_ac(self) -> float | None:
         return self.counselor_pct.get("accurate_complete")
+
+
+#: Outside n, counted beside it.
+OUTSIDE = ("needs_review", "not_scored")
 
 
 def ci_text(successes: int, n: int) -> str:
@@ -69,7 +85,7 @@ def drawer_key(script: str, group: str, target: str) -> str:
 def _shares(
     label: str, kind: str, counts: dict[str, int], counselor: tuple[int, int] | None, target: str = ""
 ) -> Shares:
-    n = sum(counts.values())
+    n = sum(counts[c] for c in SHIP_CATEGORIES)
     delta = None
     if counselor is not None and n:
         delta = proportion_difference(counselor[0], counselor[1], counts["accurate_complete"], n)
@@ -81,23 +97,31 @@ def _shares(
         pct={c: 100 * counts[c] / n if n else None for c in TABLE_CATEGORIES},
         ci={c: ci_text(counts[c], n) for c in TABLE_CATEGORIES},
         delta_ac=delta,
+        needs_review=counts.get("needs_review", 0),
+        not_scored=counts.get("not_scored", 0),
     )
 
 
+COUNTED = (*SHIP_CATEGORIES, *OUTSIDE)
+
+
 def _sum(parts: list[dict[str, int]]) -> dict[str, int]:
-    return {c: sum(p[c] for p in parts) for c in SHIP_CATEGORIES}
+    return {c: sum(p[c] for p in parts) for c in COUNTED}
 
 
 def question_rows(corpus: Corpus) -> dict[str, list[GroupRow]]:
     counts: dict[str, dict[str, dict[str, dict[str, int]]]] = {}
     questions: dict[tuple[str, str], str] = {}
+    # Groups in review or not scored count beside n, so a target whose answers all await people
+    # still has its row, and the share outside n is said.
+    in_or_beside = "', '".join(OUTSIDE)
     for scenario_id, group, target, category, count in corpus.query(
         "SELECT scenario_id, question_group, target, ship_category, count(*) FROM trial_groups "
-        f"WHERE {SCORED_FILTER} GROUP BY ALL"
+        f"WHERE ({SCORED_FILTER}) OR (scored AND ship_category IN ('{in_or_beside}')) GROUP BY ALL"
     ):
         script = script_of(group, scenario_id, corpus)
         by_target = counts.setdefault(script, {}).setdefault(group, {})
-        by_target.setdefault(target, dict.fromkeys(SHIP_CATEGORIES, 0))[category] += count
+        by_target.setdefault(target, dict.fromkeys(COUNTED, 0))[category] += count
         scenario = corpus.scenario(scenario_id)
         if scenario is not None and (script, group) not in questions:
             questions[(script, group)] = " / ".join(t.user_message for t in scenario.groups().get(group, []))
