@@ -96,3 +96,24 @@ def test_calibrate_probes_prints_flip_rates_for_the_rules_coder(
         rows = list(csv.DictReader(handle))
     assert [r["probe"] for r in rows] == ["order", "length", "format", "position"]
     assert all(r["judge"] == "rules" and r["answers"] == "12" for r in rows)
+
+
+def test_a_judge_of_the_targets_vendor_family_is_flagged() -> None:
+    from medeval.reporting.tables.families import family, same_family
+
+    assert (
+        family("openai:gpt-5") == "openai" and family("openrouter:anthropic/claude-sonnet-4-5") == "anthropic"
+    )
+    assert family("fake:accurate") is None and family("rules") is None
+    pairs = same_family(
+        ["openai:gpt-5", "google:gemini-2.5-pro", "fake:accurate"], ["openai:gpt-4.1", "rules"]
+    )
+    assert pairs == [("openai:gpt-5", "openai:gpt-4.1")]
+    from medeval.reporting.tables.headline import Headline
+
+    flagged = Headline.model_construct(same_family=pairs).self_preference()
+    assert (
+        "Self-preference risk: judge openai:gpt-4.1 and target openai:gpt-5 are of one vendor family"
+        in flagged
+    )
+    assert Headline.model_construct(same_family=[]).self_preference() == ""

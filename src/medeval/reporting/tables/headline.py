@@ -22,6 +22,7 @@ from medeval.reporting.loading.baseline import (
 )
 from medeval.reporting.loading.run import Corpus
 from medeval.reporting.stats.intervals import Difference, Interval, proportion_difference, wilson
+from medeval.reporting.tables.families import same_family
 from medeval.reporting.tables.provenance import coded_label, counselor_targets
 from medeval.reporting.tables.run_tables import target_order
 
@@ -74,6 +75,8 @@ class Headline(BaseModel):
     decided_by_people: int
     #: Groups with a declared deviation from the study (left out of the second block).
     deviating: list[str]
+    #: (target, judge) of one vendor family: the self-preference flag (reporting/tables/families.py).
+    same_family: list[tuple[str, str]] = []
     #: The variation matrix's levels in these groups: each target's rates pool them all.
     variants: list[str] = []
     #: Targets that searched the web through their provider (`--web-search`).
@@ -109,7 +112,19 @@ class Headline(BaseModel):
             "Counselors: the study's published rates over all its scored groups"
             + (" (first table) and over the same groups (second table)" if self.deviating else "")
             + ". Wilson 95% intervals; differences in percentage points, Newcombe 95% intervals. Needs "
-            "review and not scored are counted apart, outside n." + self.pooling() + self.searching()
+            "review and not scored are counted apart, outside n."
+            + self.pooling()
+            + self.searching()
+            + self.self_preference()
+        )
+
+    def self_preference(self) -> str:
+        if not self.same_family:
+            return ""
+        pairs = "; ".join(f"judge {j} and target {t}" for t, j in self.same_family)
+        return (
+            f" Self-preference risk: {pairs} are of one vendor family, and LLM judges tend to favour "
+            "their own family's answers; compare with a judge of another family."
         )
 
     def searching(self) -> str:
@@ -287,6 +302,7 @@ def headline(corpus: Corpus) -> Headline:
             )
         ),
         search_targets=search,
+        same_family=same_family(targets, judges),
     )
 
 
