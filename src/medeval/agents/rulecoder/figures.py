@@ -87,7 +87,12 @@ _APPROXIMATE = re.compile(
 )
 _TOLERANCE = 0.05
 # A mention this close after a figure names what the figure is the amount of.
-_ADJACENT_AFTER = re.compile(r"^(?:\s*[\w/.'-]+){0,2}?\s*$")
+# ("$0 after the Part B deductible" is what is paid past it, not the deductible.)
+_ADJACENT_AFTER = re.compile(
+    r"^(?!.*\b(?:after|before|until|than|beyond|above|below|over|under|toward|towards|once)\b)"
+    r"(?:\s*[\w/.'-]+){0,2}?\s*$",
+    re.I,
+)
 # Within this many words after its naming, a figure is surely that quantity's.
 _NEAR_WORDS = 8
 _EDGE_WORDS = 3

@@ -245,7 +245,11 @@ def read_sentence(
         return []
     asserts = unit.asserts
     inherited = _negating(unit.lead)
-    setting = Setting(" ".join(p.text for p in (unit.context, unit.lead) if p is not None), persona)
+    setting = Setting(
+        " ".join(p.text for p in (unit.context, unit.lead) if p is not None),
+        persona,
+        unit.heading.text if unit.heading is not None else "",
+    )
     # A key's sentence-wide look-aheads read an item with its lead-in, as the item is read.
     whole = f"{unit.lead.text} {unit.text}" if unit.lead is not None else unit.text
     found: dict[str, Finding] = {}
@@ -288,7 +292,7 @@ def read_sentence(
                     and match.start() > _negation_at(clause.text, lead_end)
                 ):
                     match = None
-                if match is not None and item.disallowed and _CHECKING.search(clause.text, 0, match.start()):
+                if match is not None and item.disallowed and _CHECKING.search(clause.text, 0, match.end()):
                     match = None
                 if match is not None and not reason:
                     found[item.item_id] = Finding(item.item_id, "contradicted", item.severity)

@@ -35,6 +35,7 @@ class Setting:
 
     context: str = ""
     persona: frozenset[str] = frozenset()
+    heading: str = ""
 
 
 _NEGATED_QUANTIFIER = re.compile(
@@ -184,8 +185,10 @@ def read_match(
     `statement`: asserted, void (it does not say that), or unsettled (with the reason)."""
     if negated_quantifier(text, start, end):
         return "void", "a negated quantifier"
+    # A key's pattern may take in the clause from its start ("^(?!...).*..."), so what precedes
+    # the match's end is what the match is read under.
     hypothetical = _HYPOTHETICAL.search(text, 0, end)
-    if hypothetical is not None and hypothetical.start() <= start:
+    if hypothetical is not None:
         return "void", "a supposition, an example or a restricted scope"
     dated = nearest_year(text, start, end)
     if dated is not None and dated < year:
@@ -193,6 +196,8 @@ def read_match(
     before = _CONDITION_BEFORE.match(text)
     if before is not None and end <= before.end():
         return "void", "inside a condition (an if-clause asserts nothing)"
+    if before is not None and start == 0:
+        start = before.end()
     condition = condition_of(text, start, end)
     if condition is not None:
         situation = [m.group() for m in _SITUATION.finditer(condition)]
@@ -203,9 +208,15 @@ def read_match(
         if situation and (not persona_in or _NEGATION.search(condition)):
             return "void", f"a condition that excludes the persona ({condition.strip()!r})"
     leaning = _LEANING.search(text, start, end) is not None
+    own = subjects(statement)
+    if own and not leaning and not subjects(sentence) and setting.heading:
+        # A clause that names no program, under a heading about programs the fact is not about
+        # ("Can you switch Medigap plans?" over "you can apply to change plans at any time").
+        named = subjects(setting.heading)
+        if named and not named & own:
+            return "void", "about the heading's subject"
     if leaning or _pronoun_led(text, start):
-        own = subjects(statement)
-        named = subjects(text) or subjects(sentence) or subjects(setting.context)
+        named = subjects(text) or subjects(sentence) or subjects(setting.context) or subjects(setting.heading)
         # "Both"/"neither" with nothing before them to name the pair cannot be read; "it" or
         # "they" usually can (the thing just talked about), so only a resolution elsewhere voids it.
         if own and not named and leaning:

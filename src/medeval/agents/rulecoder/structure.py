@@ -40,6 +40,8 @@ class Sentence:
     #: The lead-in is a statement ending in ":" ("What Medicare does NOT cover:"), not a heading
     #: or a question: only then does an item joined to it assert what the joint says.
     lead_states: bool = False
+    #: The heading the sentence is under.
+    heading: Piece | None = None
 
     @property
     def text(self) -> str:
@@ -66,6 +68,7 @@ class _Block:
 _MARKUP = re.compile(r"^\s{0,3}(?:#|[-*+]\s|\d{1,2}[.)]\s|>|=+\s*$|-+\s*$)|\|", re.M)
 # "Questions to ask the plan:", "When you call, ask:": its items are questions to put, not claims.
 _ASKING_LEAD = re.compile(r"\b(?:ask(?:ing)?|questions?)\b", re.I)
+_CONDITION_LEAD = re.compile(r"\b(?:when|if|only if|as long as|provided|unless)\s*:?\s*$", re.I)
 # A question, allowing closing quotes and markup after the mark.
 _QUESTION_END = re.compile(r"\?[\"')\]*_\s]*$")
 
@@ -210,7 +213,12 @@ def _blocks(text: str) -> list[_Block]:
                 )
             )
             pending = pieces[-1] if _ends_lead(pieces[-1]) else None
-            pending_states = pending is not None and not _QUESTION_END.search(pending.text.rstrip(":"))
+            # A lead-in that sets a condition ("Part A covers SNF care when:") lists conditions.
+            pending_states = (
+                pending is not None
+                and not _QUESTION_END.search(pending.text.rstrip(":"))
+                and not _CONDITION_LEAD.search(pending.text)
+            )
         elif kind in ("fence", "code_block", "html_block") and tok.map:
             out.append(_Block("paragraph", _pieces(lines, starts, tok.map[0], tok.map[1]), heading=heading))
     return out
@@ -300,7 +308,14 @@ def read_structure(answer: str) -> tuple[Sentence, ...]:
                     role = "statement"
                 context = previous if previous is not None else block.heading
                 out.append(
-                    Sentence(piece, role, lead if first else None, context, first and block.lead_states)
+                    Sentence(
+                        piece,
+                        role,
+                        lead if first else None,
+                        context,
+                        first and block.lead_states,
+                        block.heading,
+                    )
                 )
                 first = False
                 previous = piece
