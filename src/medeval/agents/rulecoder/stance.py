@@ -63,6 +63,12 @@ _YEAR = re.compile(
 )
 
 
+# "Since 2019 ...", "as of 2024 ...": a rule dated from a past year still holds now.
+_CONTINUING = re.compile(
+    r"\b(?:since|ever since|as of|from|beginning (?:in|with)|effective)\s+(?:\w+\s+)?20[0-4]\d\b", re.I
+)
+
+
 def nearest_year(text: str, start: int, end: int) -> int | None:
     """The explicit year nearest the match in its clause (before it on a tie); a year inside the
     same parentheses as the match comes first ("$202.90 in 2026 (about $174.70 in 2024)")."""
@@ -191,7 +197,7 @@ def read_match(
     if hypothetical is not None:
         return "void", "a supposition, an example or a restricted scope"
     dated = nearest_year(text, start, end)
-    if dated is not None and dated < year:
+    if dated is not None and dated < year and not _CONTINUING.search(text):
         return "void", f"dated {dated}"
     before = _CONDITION_BEFORE.match(text)
     if before is not None and end <= before.end():
