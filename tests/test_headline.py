@@ -106,6 +106,7 @@ def test_groups_with_a_declared_deviation_get_their_own_table(tmp_path: Path) ->
     sentence = result.sentence()
     assert "QG1, QG9, QG12" in sentence and "declared deviation (QG9)" in sentence
     assert "judges (rules)" in sentence and "0 group decisions by people" in sentence
+    assert "so these rates are uncorrected for judge error" in sentence
 
 
 def test_headline_opens_report_md_and_html_and_the_snapshot_closes_them(tmp_path: Path) -> None:

@@ -108,8 +108,9 @@ class Headline(BaseModel):
         return (
             f"Rates over the {len(groups)} question groups of the study's scripts that were scored "
             f"({', '.join(groups)}){deviating}. Categories were decided by the judges "
-            f"({judges}); {people} group decision{'s' if people != 1 else ''} by people. "
-            "Counselors: the study's published rates over all its scored groups"
+            f"({judges}); {people} group decision{'s' if people != 1 else ''} by people"
+            + (", so these rates are uncorrected for judge error. " if not people else ". ")
+            + "Counselors: the study's published rates over all its scored groups"
             + (" (first table) and over the same groups (second table)" if self.deviating else "")
             + ". Wilson 95% intervals; differences in percentage points, Newcombe 95% intervals. Needs "
             "review and not scored are counted apart, outside n."
