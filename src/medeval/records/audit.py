@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -145,7 +144,9 @@ def check_chain(path: Path, findings: list[Finding]) -> ChainState:
     return state
 
 
-_TAIL = re.compile(rb',"hash":"([0-9a-f]{64})"\}\r?\n?$')
+_TAIL_START = b',"hash":"'
+_TAIL_LENGTH = len(_TAIL_START) + 64 + 2  # ,"hash":"<64 hex digits>"}
+_HEX = frozenset(b"0123456789abcdef")
 
 
 def _stored_digest(line: bytes, expected: str) -> str | None:
@@ -154,14 +155,22 @@ def _stored_digest(line: bytes, expected: str) -> str | None:
     None, and the line is parsed and checked in full (which names what is wrong). Hashing the bytes
     skips a JSON parse and re-serialisation per record: a 10,000-trial run verifies in about a
     second instead of ten."""
-    tail = _TAIL.search(line)
-    if tail is None:
+    end = len(line)
+    while end and line[end - 1] in b"\r\n":
+        end -= 1
+    start = end - _TAIL_LENGTH
+    if start < 1 or line[start : start + len(_TAIL_START)] != _TAIL_START or line[end - 2 : end] != b'"}':
         return None
-    digest = tail.group(1).decode("ascii")
-    body = line[: tail.start()] + b"}"
-    if hashlib.sha256(body).hexdigest() != digest:
+    digest_bytes = line[end - 66 : end - 2]
+    if not _HEX.issuperset(digest_bytes):
         return None
-    if b'"prev_hash":"' + expected.encode("ascii") + b'"' not in body:
+    body = memoryview(line)[:start]
+    hasher = hashlib.sha256(body)
+    hasher.update(b"}")
+    digest = digest_bytes.decode("ascii")
+    if hasher.hexdigest() != digest:
+        return None
+    if line.find(b'"prev_hash":"' + expected.encode("ascii") + b'"', 0, start) < 0:
         return None
     return digest
 
