@@ -21,7 +21,8 @@ from medeval.export.tables import COLUMNS, TABLES
 from medeval.records.storage import CALLS, MANIFEST, RESULTS
 from medeval.review.resolution import Resolution
 
-MEMORY_MIB = 512
+#: DuckDB's buffer pool while building; past it, tables spill to the scratch folder.
+MEMORY_MIB = 256
 MIN_OBJECT_SIZE = 1 << 24
 _SCORES = "STRUCT(accuracy DOUBLE, completeness DOUBLE, safety_risk DOUBLE, calibration DOUBLE, "
 _SCORES += "missing_required_points VARCHAR[])"
@@ -237,13 +238,13 @@ def _load(con: duckdb.DuckDBPyConnection, run_dir: Path, manifest: dict[str, Any
         )
     else:
         con.execute(f"CREATE TABLE raw AS SELECT * FROM (SELECT {_nulls(TRIAL_JSON)}) WHERE false")
-    # The last record written of each trial counts (a retry supersedes its failed record).
+    # The last record written of each trial counts (a retry supersedes its failed record). The
+    # choice runs over narrow rows (row number and key), and the wide rows are only filtered.
     con.execute(
-        "CREATE TABLE kept AS SELECT * EXCLUDE (rank) FROM (SELECT *, row_number() OVER "
-        "(PARTITION BY coalesce(trial_key, trial_id) ORDER BY rowid DESC) AS rank FROM "
-        "(SELECT rowid, * FROM raw WHERE trial_id IS NOT NULL)) WHERE rank = 1"
+        "CREATE TABLE latest AS SELECT max(rowid) AS row FROM raw WHERE trial_id IS NOT NULL "
+        "GROUP BY coalesce(trial_key, trial_id)"
     )
-    con.execute("DROP TABLE raw")
+    con.execute("CREATE VIEW kept AS SELECT * FROM raw WHERE rowid IN (SELECT row FROM latest)")
     calls = run_dir / CALLS
     if calls.is_file() and calls.stat().st_size:
         size = max(MIN_OBJECT_SIZE, _longest_line(calls))
