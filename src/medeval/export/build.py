@@ -23,7 +23,10 @@ from medeval.review.resolution import Resolution
 
 #: DuckDB's buffer pool while building; past it, tables spill to the scratch folder.
 MEMORY_MIB = 256
-MIN_OBJECT_SIZE = 1 << 24
+#: Rows per row group of the staged trials: small, so a run of any size is written in bounded memory.
+STAGED_ROW_GROUP = 2048
+#: The JSON reader's buffer holds the longest line read, never less than this.
+MIN_OBJECT_SIZE = 1 << 20
 _SCORES = "STRUCT(accuracy DOUBLE, completeness DOUBLE, safety_risk DOUBLE, calibration DOUBLE, "
 _SCORES += "missing_required_points VARCHAR[])"
 TRIAL_JSON: dict[str, str] = {
@@ -176,18 +179,24 @@ _SOURCES: dict[str, str] = {
 def build_run_tables(run_dir: Path, out: Path) -> None:
     """Write NAME.parquet for every table of one run into `out` (which exists)."""
     manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+    sizes = {name: _longest_line(run_dir / name) for name in (RESULTS, CALLS)}
+    # The reader's buffers (two threads, two each) are allocated whole, beside the buffer pool.
+    limit = MEMORY_MIB + 4 * max(sizes.values()) // (1 << 20)
     with tempfile.TemporaryDirectory(prefix="medeval-tables-") as scratch:
         con = duckdb.connect(
             str(Path(scratch) / "build.duckdb"),
             config={
-                "memory_limit": f"{MEMORY_MIB}MiB",
+                "memory_limit": f"{limit}MiB",
                 "threads": 2,
+                # No table here relies on the order rows were read in: keeping it would make
+                # DuckDB hold what it has read.
+                "preserve_insertion_order": False,
                 "temp_directory": str(Path(scratch) / "spill"),
             },
         )
         try:
             con.execute("SET enable_progress_bar = false")
-            _load(con, run_dir, manifest)
+            _load(con, run_dir, manifest, sizes, Path(scratch))
             for name in TABLES:
                 target = str(out / f"{name}.parquet").replace("'", "''")
                 con.execute(f"COPY ({_select(name)}) TO '{target}' (FORMAT parquet)")
@@ -195,7 +204,13 @@ def build_run_tables(run_dir: Path, out: Path) -> None:
             con.close()
 
 
-def _load(con: duckdb.DuckDBPyConnection, run_dir: Path, manifest: dict[str, Any]) -> None:
+def _load(
+    con: duckdb.DuckDBPyConnection,
+    run_dir: Path,
+    manifest: dict[str, Any],
+    sizes: dict[str, int],
+    scratch: Path,
+) -> None:
     study = (manifest.get("study") or {}).get("name") if isinstance(manifest.get("study"), dict) else None
     con.execute(
         "CREATE TABLE meta AS SELECT ?::VARCHAR AS study, ?::VARCHAR AS created_at, ?::VARCHAR AS run_id",
@@ -231,31 +246,39 @@ def _load(con: duckdb.DuckDBPyConnection, run_dir: Path, manifest: dict[str, Any
         con.executemany("INSERT INTO people VALUES (?, ?, ?, ?, ?, ?)", rows)
     results = run_dir / RESULTS
     if results.is_file() and results.stat().st_size:
-        size = max(MIN_OBJECT_SIZE, _longest_line(results))
+        # One pass over the JSON into a scratch Parquet file (written a few thousand rows at a time,
+        # so memory stays bounded however large the run); every table then reads only its columns.
+        staged = str(scratch / "trials.parquet").replace("'", "''")
         con.execute(
-            f"CREATE TABLE raw AS SELECT * FROM read_ndjson({_sql_path(results)}, "
-            f"columns={_columns(TRIAL_JSON)}, ignore_errors=true, maximum_object_size={size})"
+            f"COPY (SELECT * FROM read_ndjson({_sql_path(results)}, columns={_columns(TRIAL_JSON)}, "
+            f"ignore_errors=true, maximum_object_size={sizes[RESULTS]}) WHERE trial_id IS NOT NULL) "
+            f"TO '{staged}' (FORMAT parquet, ROW_GROUP_SIZE {STAGED_ROW_GROUP})"
         )
+        con.execute(f"CREATE VIEW raw AS SELECT * FROM read_parquet('{staged}', file_row_number = true)")
     else:
-        con.execute(f"CREATE TABLE raw AS SELECT * FROM (SELECT {_nulls(TRIAL_JSON)}) WHERE false")
-    # The last record written of each trial counts (a retry supersedes its failed record). The
-    # choice runs over narrow rows (row number and key), and the wide rows are only filtered.
+        empty = f"SELECT {_nulls(TRIAL_JSON)}, NULL::BIGINT AS file_row_number"
+        con.execute(f"CREATE VIEW raw AS SELECT * FROM ({empty}) WHERE false")
+    # The latest record of each trial counts (a retry supersedes its failed record), as in the
+    # report. The choice runs over narrow rows, and the wide rows are only filtered.
     con.execute(
-        "CREATE TABLE latest AS SELECT max(rowid) AS row FROM raw WHERE trial_id IS NOT NULL "
+        "CREATE TABLE latest AS SELECT arg_max(file_row_number, finished_at) AS row FROM raw "
         "GROUP BY coalesce(trial_key, trial_id)"
     )
-    con.execute("CREATE VIEW kept AS SELECT * FROM raw WHERE rowid IN (SELECT row FROM latest)")
+    con.execute(
+        "CREATE VIEW kept AS SELECT * EXCLUDE (file_row_number) FROM raw "
+        "WHERE file_row_number IN (SELECT row FROM latest)"
+    )
     calls = run_dir / CALLS
     if calls.is_file() and calls.stat().st_size:
-        size = max(MIN_OBJECT_SIZE, _longest_line(calls))
+        # Read once, by the calls table's COPY.
         con.execute(
-            f"CREATE TABLE call_rows AS SELECT * FROM read_ndjson({_sql_path(calls)}, "
-            f"columns={_columns(CALL_JSON)}, ignore_errors=true, maximum_object_size={size}) "
+            f"CREATE VIEW call_rows AS SELECT * FROM read_ndjson({_sql_path(calls)}, "
+            f"columns={_columns(CALL_JSON)}, ignore_errors=true, maximum_object_size={sizes[CALLS]}) "
             "WHERE coalesce(event, '') NOT LIKE 'batch\\_%' ESCAPE '\\' AND "
             "(call_id IS NOT NULL OR role IS NOT NULL)"
         )
     else:
-        con.execute(f"CREATE TABLE call_rows AS SELECT * FROM (SELECT {_nulls(CALL_JSON)}) WHERE false")
+        con.execute(f"CREATE VIEW call_rows AS SELECT * FROM (SELECT {_nulls(CALL_JSON)}) WHERE false")
 
 
 def _select(name: str) -> str:
@@ -279,6 +302,8 @@ def _nulls(spec: dict[str, str]) -> str:
 def _longest_line(path: Path) -> int:
     """The JSON reader's buffer must hold the longest line; read 16 MB at a time to find it."""
     longest = current = 0
+    if not path.is_file():
+        return MIN_OBJECT_SIZE
     with path.open("rb") as handle:
         while chunk := handle.read(1 << 24):
             start = 0
@@ -286,4 +311,4 @@ def _longest_line(path: Path) -> int:
                 longest = max(longest, current + end - start)
                 current, start = 0, end + 1
             current += len(chunk) - start
-    return max(longest, current) + 1
+    return max(MIN_OBJECT_SIZE, max(longest, current) + 1)
