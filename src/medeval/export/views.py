@@ -4,6 +4,7 @@ CSV. DuckDB does the work: reading, joining and writing never pass rows through 
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Literal
 
@@ -17,6 +18,7 @@ from medeval.records.safe_output import csv_select
 from medeval.records.storage import MANIFEST
 
 Format = Literal["parquet", "csv"]
+EXPORT_MEMORY_MIB = 256
 
 
 def find_runs(paths: list[Path] | None = None, default: Path = Path("runs")) -> list[Path]:
@@ -83,14 +85,21 @@ def export_runs(run_dirs: list[Path], out: Path, fmt: Format) -> list[Path]:
         ) from None
     con = connect(run_dirs)
     written = []
-    for name in TABLES:
-        path = out / f"{name}.{fmt}"
-        option = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
-        target = str(path).replace("'", "''")
-        rows = f"SELECT * FROM {name} ORDER BY ALL"
-        if fmt == "csv":  # text a spreadsheet would run as a formula is neutralised (records.safe_output)
-            rows = csv_select(rows, [c for c, t in COLUMNS[name].items() if t == "VARCHAR"])
-        con.execute(f"COPY ({rows}) TO '{target}' ({option})")
-        written.append(path)
-    con.close()
+    # Sorting a large table spills to a scratch folder rather than growing with the run.
+    with tempfile.TemporaryDirectory(prefix="medeval-export-") as spill:
+        con.execute(f"SET temp_directory = '{_quoted(spill)}'")
+        con.execute(f"SET memory_limit = '{EXPORT_MEMORY_MIB}MiB'")
+        for name in TABLES:
+            path = out / f"{name}.{fmt}"
+            option = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
+            rows = f"SELECT * FROM {name} ORDER BY ALL"
+            if fmt == "csv":  # a formula-like cell is neutralised (records.safe_output)
+                rows = csv_select(rows, [c for c, t in COLUMNS[name].items() if t == "VARCHAR"])
+            con.execute(f"COPY ({rows}) TO '{_quoted(str(path))}' ({option})")
+            written.append(path)
+        con.close()
     return written
+
+
+def _quoted(text: str) -> str:
+    return text.replace("'", "''")
