@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from medeval.schemas.records import Citation
+from medeval.schemas.records import Cited
 
 
 class _Contract(BaseModel):
@@ -119,7 +119,7 @@ class RateLimits(_Contract):
     tokens_reset_s: float | None = None
 
 
-class ChatResponse(_Contract):
+class ChatResponse(_Contract, Cited):
     text: str
     requested_model: str
     served_model: str | None = None
@@ -135,17 +135,7 @@ class ChatResponse(_Contract):
     #: For the limiter, and recorded under the call's `pacing`. Left out of dumps, so the cached
     #: response never replays an old reading of the provider's budget.
     rate_limits: RateLimits | None = Field(default=None, exclude=True)
-    #: The sources a search-enabled call's answer cites, read from `raw`; empty without search.
-    citations: list[Citation] = Field(default_factory=list)
-
-    @model_serializer(mode="wrap")
-    def _omit_no_citations(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # Left out when empty, so the records (and cached responses) of model-only calls keep the
-        # form they had before search-enabled targets existed.
-        data: dict[str, Any] = handler(self)
-        if not data.get("citations"):
-            data.pop("citations", None)
-        return data
+    # `citations` (Cited): the sources a search-enabled call's answer cites, read from `raw`.
 
 
 class ProviderError(Exception):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from medeval.schemas._base import Span, Strict
 from medeval.schemas.agents import Claim, FinalClaim, ItemStatus, Scores, Verdict
@@ -57,7 +57,22 @@ class Citation(Strict):
     cited_text: str | None = None
 
 
-class Turn(Strict):
+class Cited(BaseModel):
+    """A model whose `citations` (a search-enabled target's sources) are left out of its dump when
+    there are none, so the records and cached responses of model-only calls keep the form they had
+    before search-enabled targets existed. Shared by the adapters' ChatResponse and the turn."""
+
+    citations: list[Citation] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_citations(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not data.get("citations"):
+            data.pop("citations", None)
+        return data
+
+
+class Turn(Strict, Cited):
     role: Literal["user", "assistant"]
     text: str
     turn_id: str
@@ -67,16 +82,8 @@ class Turn(Strict):
     #: Set on the persona's replies to a chatbot's question (role "user") and the chatbot's answers
     #: to them (role "assistant"): the scripted turn whose exchange they belong to.
     reply_to: str | None = None
-    #: A search-enabled target's sources for this answer, verbatim from its provider (role
-    #: "assistant" only); left out of the record when there are none.
-    citations: list[Citation] = Field(default_factory=list)
-
-    @model_serializer(mode="wrap")
-    def _omit_no_citations(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if not data.get("citations"):
-            data.pop("citations", None)
-        return data
+    # `citations` (Cited): a search-enabled target's sources for this answer, verbatim from its
+    # provider (role "assistant" only).
 
 
 class TargetInfo(Strict):
