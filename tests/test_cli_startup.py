@@ -25,7 +25,7 @@ with contextlib.redirect_stdout(io.StringIO()):
     except SystemExit:
         pass
 heavy = {heavy!r}
-print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in heavy)))
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in heavy or m in heavy)))
 """
 
 
@@ -50,3 +50,33 @@ def test_the_probe_sees_a_heavy_library_when_a_command_loads_one(tmp_path: Path)
 
 def test_query_help_names_the_tables_export_makes() -> None:
     assert TABLE_NAMES == TABLES
+
+
+#: What `--help` must not load either: the models (pydantic), the engine, the schemas. A command
+#: module that imports them at the top makes every start slow (issue 27: 2-2.5 s).
+NOT_FOR_HELP = (*HEAVY, "pydantic", "medeval.engine.config", "medeval.engine.orchestrator", "medeval.schemas")
+
+
+def test_help_loads_neither_pydantic_nor_the_engine() -> None:
+    code = PROBE.format(args=["--help"], heavy=NOT_FOR_HELP)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_ingest_help_names_the_schemas_channels() -> None:
+    from medeval.cli.ingest import CHANNEL_NAMES
+    from medeval.schemas import CHANNELS
+
+    assert CHANNEL_NAMES == CHANNELS
+
+
+def test_version_is_answered_before_typer_loads() -> None:
+    code = (
+        "import sys; sys.argv = ['medeval', 'version']\n"
+        "from medeval.__main__ import main; main()\n"
+        "print(sorted(m for m in ('typer', 'rich', 'pydantic', 'medeval.cli.app') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    from medeval import __version__
+
+    assert done.stdout.splitlines() == [__version__, "[]"]

@@ -13,10 +13,10 @@ from rich.console import Console
 
 from medeval.cli.calibrate import calibrate_command
 from medeval.cli.data import export_command, query_command
-from medeval.cli.engine import RESEARCH_NOTICE
 from medeval.cli.ingest import ingest_command
 from medeval.cli.keys import keys_app
 from medeval.cli.models import models_command
+from medeval.cli.notice import RESEARCH_NOTICE
 from medeval.cli.plan import plan_command
 from medeval.cli.report import compare_command, report_command
 from medeval.cli.review import review_app

@@ -12,6 +12,7 @@ from rich.console import Console
 from medeval.adapters.registry import parse_spec, providers, suggestion
 from medeval.calls.cache import CacheMode
 from medeval.calls.cost import prompt_cache_text
+from medeval.cli.notice import RESEARCH_NOTICE as RESEARCH_NOTICE
 from medeval.engine.config import RunConfig
 from medeval.engine.orchestrator import RunInterrupted, RunResult, resume_config
 from medeval.errors import EXIT_COMPLETE, EXIT_FAILED_TRIALS, EXIT_MAX_COST, UserError
@@ -20,11 +21,6 @@ from medeval.records.storage import SUMMARY, without_chain
 from medeval.records.trials import latest_trials, target_failed
 from medeval.reporting.render.terminal import error_line
 from medeval.schemas import ShipCategory, TrialRecord
-
-RESEARCH_NOTICE = (
-    "For research use only: medeval evaluates AI-generated information and does not provide "
-    "medical, legal, or insurance advice."
-)
 
 
 def cache_mode(*, no_cache: bool, refresh: bool) -> CacheMode:

@@ -6,18 +6,21 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import Annotated, cast, get_args
+from typing import TYPE_CHECKING, Annotated, cast, get_args
 
 import typer
 from rich.console import Console
 
-from medeval.cli import engine as engine_cli
-from medeval.cli.summary import print_summary
-from medeval.engine.config import DEFAULT_JUDGE, RunConfig
-from medeval.engine.progress import choose_progress
+from medeval.cli.notice import RESEARCH_NOTICE
+from medeval.engine.defaults import DEFAULT_JUDGE
 from medeval.errors import UserError
 from medeval.reporting.render.terminal import stdout_console
-from medeval.schemas import CHANNELS, Attachment, Channel, IngestSource, Provenance
+
+if TYPE_CHECKING:  # the schemas (pydantic) and the engine load when the command runs
+    from medeval.schemas import Channel, IngestSource
+
+#: For the help text; tests/test_cli_startup.py checks it against medeval.schemas.CHANNELS.
+CHANNEL_NAMES = ("app", "web", "phone transcript", "other")
 
 out = stdout_console()
 err = Console(stderr=True, soft_wrap=True)
@@ -42,6 +45,8 @@ def describe(source: IngestSource, scenario_id: str) -> str:
 
 
 def channel_option(value: str) -> Channel:
+    from medeval.schemas import CHANNELS, Channel
+
     word = " ".join(value.strip().lower().replace("-", " ").replace("_", " ").split())
     for channel in get_args(Channel):
         if word == channel:
@@ -68,7 +73,9 @@ def ingest_command(
     ] = None,
     channel: Annotated[
         str | None,
-        typer.Option(help=f"How: {', '.join(CHANNELS)} (default web; phone transcript with --counselor)"),
+        typer.Option(
+            help=f"How: {', '.join(CHANNEL_NAMES)} (default web; phone transcript with --counselor)"
+        ),
     ] = None,
     counselor: Annotated[
         bool,
@@ -96,10 +103,15 @@ def ingest_command(
 ) -> None:
     """Judge conversations collected outside the harness (an app, a website, a counselor's call) into a
     run; makes no target calls."""
+    from medeval.cli import engine as engine_cli
+    from medeval.cli.summary import print_summary
+    from medeval.engine.config import RunConfig
     from medeval.engine.ingest import ingest, ingested_target
     from medeval.engine.ingest.plan import attachment as hashed
+    from medeval.engine.progress import choose_progress
+    from medeval.schemas import Attachment, Provenance
 
-    err.print(engine_cli.RESEARCH_NOTICE, style="dim")
+    err.print(RESEARCH_NOTICE, style="dim")
     name = " ".join(product.split())
     if not name or len(name) > 120:
         raise UserError("--product is empty or over 120 characters; name the product as people meet it")
