@@ -172,6 +172,9 @@ def uncertain_sentences(
 
 # What a sentence that declines or only says "it varies" is, whatever key pattern it matches.
 _GENERAL_KINDS = frozenset({"refusal", "dont_know", "depends"})
+_ELIGIBILITY = re.compile(
+    r"\b(?:could|can|may|able to|eligible to|qualify to) (?:join|enroll|switch|sign up)\b", re.I
+)
 _FIGURE = re.compile(r"\$\s?\d|\d\s?%|\b\d+\b")
 _NON_ANSWER_MOVES = frozenset({"refusal", "dont_know", "referral", "depends", "question"})
 
@@ -206,11 +209,22 @@ def verifier_output(
         for r in readings
     ):
         non_answer = non_answer_kind([r.kind for r in readings])
-    elif plan_specific and not any(r.contradicted or r.unsettled for r in readings):
+    if non_answer is None and plan_specific and not any(r.contradicted or r.unsettled for r in readings):
         # A plan-specific question that the answer declines, refers or hedges, while it answers
         # none of the group's own points (only where to look, or other questions' facts): the
         # study's refusal or referral plus general explanation, Not Substantive.
-        answered = {f for r in readings for f in r.covered} - referrals - foreign
+        # Only a sentence that says something counts as answering: not a decline or "it varies",
+        # nor a referral without a rule of its own ("availability varies by location, so check
+        # Medicare.gov").
+        # A statement the key credits to another question counts when it states a rule ("with full
+        # Medicaid you could join any D-SNP that serves your area").
+        answered = {
+            f
+            for r in readings
+            if r.kind == "substance" or (r.kind == "referral" and asserts_rule(r.quote))
+            for f in r.covered
+            if f not in foreign or (r.kind == "substance" and _ELIGIBILITY.search(r.quote))
+        } - referrals
         moves = [r.kind for r in readings if r.kind in _NON_ANSWER_MOVES]
         # A figure stated beside them ("three D-SNPs there, two with a $0 premium") is no
         # general explanation: it may be an invented specific, and a person reads it.

@@ -76,7 +76,8 @@ _DEPENDS = re.compile(
     r"\b(?:it|that|this|the answer|which (?:one|option)(?: is (?:better|best|right))?|everything|a lot|"
     r"coverage|costs?|benefits|it all|the best choice|the right choice|the choice)\s+"
     r"(?:really |all |largely |mostly |entirely |truly |)?(?:depends|varies|will depend|can vary|vary)\b|"
-    r"\bdepends (?:entirely |largely |really )?on (?:the|your|which|what|where|how)\b|\bvaries (?:by|from)\b|"
+    r"\bdepend(?:s|ing)? (?:entirely |largely |really )?on (?:the|your|which|what|where|how)\b|"
+    r"\bvaries (?:by|from)\b|"
     r"\bevery(?:one's| person's|body's) situation is (?:different|unique)|"
     r"\b(?:very )?(?:individual|personal) decision\b|\bno one-size-fits-all\b|\bcase[- ]by[- ]case\b|"
     r"\b(?:advantages|pros) and (?:disadvantages|cons)\b",
