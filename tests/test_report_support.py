@@ -249,6 +249,7 @@ def write_run(
     prompts: dict[str, str] | None = None,
     scenario_sha: str = "c" * 64,
     calls: list[dict[str, Any]] | None = None,
+    judges: list[str] | None = None,
 ) -> Path:
     parent.mkdir(parents=True, exist_ok=True)
     store = RunStore.create(parent, run_id)
@@ -259,7 +260,7 @@ def write_run(
             "created_at": "2026-11-01T00:00:00.000Z",
             "medeval_version": "0.1.0",
             "seed": 42,
-            "config": {"targets": targets, "judges": ["rules"], "judge_count": 2},
+            "config": {"targets": targets, "judges": judges or ["rules"], "judge_count": 2},
             "prompts": prompts or PROMPTS,
             "scenarios": [
                 {"path": str(p), "scenario_id": p.stem, "version": "1", "sha256": scenario_sha}

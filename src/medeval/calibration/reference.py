@@ -2,7 +2,9 @@
 
 One JSON object per line (docs/methodology.md, "Reference sets for `medeval calibrate`"):
 {"id", "scenario_id", "question_group", "question", "answer", "category", "rationale",
-optional "item_codes" {fact_id: covered|contradicted|absent}, optional "coder", optional "style"}.
+optional "item_codes" {fact_id: covered|contradicted|absent}, optional "coder", optional "style",
+optional "target" (the spec of the chatbot that wrote the answer: the bias probes' self-preference
+comparison reads its vendor family)}.
 Categories and question groups are read liberally ("A&C", "Accurate and Complete"; "QG1", "1"),
 and every problem in the file is one line naming the line number, the problem and the fix.
 """
@@ -45,6 +47,7 @@ class ReferenceAnswer(BaseModel):
     item_codes: dict[str, ItemCode] = Field(default_factory=dict)
     coder: str | None = None
     style: str | None = None
+    target: str | None = None
     line: int
 
 
@@ -143,6 +146,7 @@ def _one(raw: Any, number: int, scenarios: dict[str, LoadedScenario], where: str
         item_codes=codes,
         coder=_text(raw.get("coder")),
         style=_text(raw.get("style")),
+        target=_text(raw.get("target")),
         line=number,
     )
 

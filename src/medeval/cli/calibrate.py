@@ -46,10 +46,14 @@ def calibrate_command(
         bool,
         typer.Option(
             "--probes",
-            help="Also re-judge the set under bias probes (order, length, format, position) and print "
-            "each judge's flip rates",
+            help="Also run the bias probes on the rules coder and each judge: flip rates under "
+            "reordering, padding, reformatting and a wrong statement's position (probes.json/.md)",
         ),
     ] = False,
+    probe: Annotated[
+        list[str] | None,
+        typer.Option("--probe", help="Only this bias probe (repeatable; implies --probes; default all)"),
+    ] = None,
     probe_answers: Annotated[
         int | None,
         typer.Option(min=1, help="With --probes: a seeded sample of this many answers (default all)"),
@@ -58,9 +62,11 @@ def calibrate_command(
     """Run the judge panel on a human-coded reference set and report agreement, kappa, Incorrect recall."""
     from medeval.calibration.reference import default_reference, load_reference, load_scenarios
     from medeval.cli.calibration_files import write_calibration
+    from medeval.cli.probes import parse_probes, run_probes
     from medeval.engine.calibrate import calibrate, calibration_config
     from medeval.records.storage import ChainedJsonl, new_run_id
 
+    chosen = parse_probes(probe) if probes or probe else ()
     # Under runs/ (ignored by git), so the documented commands leave a clone clean.
     directory = out_dir or Path("runs") / "calibration" / new_run_id()
     calls = ChainedJsonl(directory / "calls.jsonl") if directory.is_dir() else None
@@ -86,12 +92,13 @@ def calibrate_command(
     paths = write_calibration(cal, directory)
     out.print(f"calibration: {paths.markdown}", highlight=False, soft_wrap=True)
     out.print(f"calibration: {paths.answers}", highlight=False, soft_wrap=True)
-    if probes:
-        from medeval.cli.probes import print_probes, probe_judges, write_probes
-
-        results = probe_judges(
+    if chosen:
+        run_probes(
             reference_set,
             judge or [DEFAULT_JUDGE],
+            chosen,
+            directory,
+            out,
             judge_count=judges,
             extractor=extractor,
             adjudicator=adjudicator,
@@ -99,8 +106,6 @@ def calibrate_command(
             answers=probe_answers,
             sink=sink,
         )
-        print_probes(results, out)
-        out.print(f"calibration: {write_probes(results, directory)}", highlight=False, soft_wrap=True)
 
 
 def print_calibration(cal: Calibration, console: Console) -> None:

@@ -1,5 +1,5 @@
-"""`medeval calibrate --probes`: each judge's flip rates under the bias probes, printed and written
-to probes.csv beside the calibration (engine/probes.py; docs/methodology.md, "Judge bias probes")."""
+"""`medeval calibrate --probes`: print the judges' flip rates and write probes.json, probes.md and
+probes.csv beside the calibration (probes.json is what `medeval report --probes` reads)."""
 
 from __future__ import annotations
 
@@ -8,118 +8,122 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.table import Table
 
-from medeval.records.safe_output import csv_values
+from medeval.errors import UserError
 
-if TYPE_CHECKING:  # the engine loads with the command, not with the command line
+if TYPE_CHECKING:  # statsmodels loads with the probes, not with the command line
+    from medeval.calibration.probes.flips import ProbeReport
     from medeval.calibration.reference import ReferenceSet
     from medeval.calls.gateway import CallSink
-    from medeval.engine.probes import ProbeResult
 
+PROBES_JSON = "probes.json"
+PROBES_MD = "probes.md"
 PROBES_CSV = "probes.csv"
-CATEGORY_ORDER = ("incorrect", "accurate_complete", "substantive_incomplete", "not_substantive")
-SHORT = {
-    "incorrect": "Incorrect",
-    "accurate_complete": "A&C",
-    "substantive_incomplete": "SBI",
-    "not_substantive": "NS",
-}
+CSV_HEADER = (
+    "judge",
+    "probe",
+    "arm_a",
+    "arm_b",
+    "compared",
+    "flips",
+    "flip_rate",
+    "low",
+    "high",
+    "toward_b_better",
+    "toward_b_worse",
+    "left_out",
+    "over_threshold",
+)
 
 
-def probe_judges(
+def parse_probes(names: list[str] | None) -> tuple[str, ...]:
+    from medeval.calibration.probes.flips import PROBES
+
+    if not names:
+        return PROBES
+    unknown = [n for n in names if n not in PROBES]
+    if unknown:
+        raise UserError(
+            f"unknown probe {unknown[0]!r}; use one of {', '.join(PROBES)} (or leave --probe out for all)"
+        )
+    return tuple(p for p in PROBES if p in names)
+
+
+def print_probes(report: ProbeReport, console: Console) -> None:
+    from rich.table import Table
+
+    from medeval.calibration.probes.render import HEADER, intro, notes, rows, title, verdict
+
+    console.print(intro(report), highlight=False, soft_wrap=True)
+    for judge in report.judges:
+        table = Table(title=title(judge), title_justify="left")
+        for i, name in enumerate(HEADER):
+            table.add_column(name, justify="left" if i < 2 else "right")
+        for row in rows(judge):
+            table.add_row(*row)
+        console.print(table)
+        for line in notes(judge):
+            console.print(line, highlight=False, soft_wrap=True)
+        console.print(verdict(judge), highlight=False, soft_wrap=True)
+
+
+def write_probes(report: ProbeReport, directory: Path) -> tuple[Path, Path, Path]:
+    """probes.json (what `medeval report --probes` reads), probes.md and probes.csv (a row per judge
+    and probe)."""
+    from medeval.calibration.probes.render import markdown
+    from medeval.records.safe_output import csv_values
+
+    paths = (directory / PROBES_JSON, directory / PROBES_MD, directory / PROBES_CSV)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        paths[0].write_text(report.model_dump_json(indent=1) + "\n", encoding="utf-8")
+        paths[1].write_text(markdown(report), encoding="utf-8")
+        with paths[2].open("w", encoding="utf-8", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(CSV_HEADER)
+            for judge in report.judges:
+                for p in judge.probes:
+                    r = p.rate
+                    counts = (p.toward_b_better, p.toward_b_worse, p.left_out, p.exceeded)
+                    row = (judge.judge, p.probe, *p.arms, p.compared, p.flips, r.estimate, r.low, r.high)
+                    writer.writerow(csv_values([*row, *counts]))
+    except OSError as error:
+        raise UserError(f"{directory}: cannot write the probes ({error.strerror}); pass --out") from None
+    return paths
+
+
+def run_probes(
     reference: ReferenceSet,
-    specs: list[str],
+    judges: list[str],
+    probes: tuple[str, ...],
+    directory: Path,
+    console: Console,
     *,
     judge_count: int,
     extractor: str | None,
     adjudicator: str | None,
     seed: int,
-    answers: int | None,
-    sink: CallSink | None,
-) -> list[ProbeResult]:
-    """The probes for each judge given, alone (a panel of its own verifiers)."""
-    from medeval.engine.calibrate import calibration_config
-    from medeval.engine.probes import run_probes, sample
+    answers: int | None = None,
+    sink: CallSink | None = None,
+) -> None:
+    """Probe the rules coder and each judge, print the tables, write the files."""
+    from medeval.engine.probes import probe_judges
 
-    subset = sample(reference, answers, seed)
-    results: list[ProbeResult] = []
-    for spec in dict.fromkeys(specs):
-        config = calibration_config(
-            subset, [spec], judge_count=judge_count, extractor=extractor, adjudicator=adjudicator, seed=seed
-        )
-        results.extend(run_probes(subset, config, sink))
-    return results
+    def progress(spec: str) -> None:
+        console.print(f"probing {spec} ...", highlight=False, soft_wrap=True)
 
-
-def _rate(low: float | None, estimate: float | None, high: float | None) -> str:
-    if estimate is None:
-        return "n/a"
-    if low is None or high is None:
-        return f"{100 * estimate:.1f}%"
-    return f"{100 * estimate:.1f}% ({100 * low:.1f}–{100 * high:.1f})"
-
-
-HEADER = (
-    "Judge",
-    "Probe",
-    "Answers",
-    "Flips",
-    "Flip rate (95% CI)",
-    *(SHORT[c] for c in CATEGORY_ORDER),
-    "Flagged",
-)
-
-
-def rows(results: list[ProbeResult]) -> list[list[str]]:
-    return [
-        [
-            r.judge,
-            r.probe,
-            str(r.answers),
-            str(r.flips),
-            _rate(r.rate.low, r.rate.estimate, r.rate.high),
-            *(_rate(None, r.by_category[c].estimate, None) for c in CATEGORY_ORDER),
-            "FLAGGED" if r.flagged else "",
-        ]
-        for r in results
-    ]
-
-
-def print_probes(results: list[ProbeResult], console: Console) -> None:
-    table = Table(title="Bias probes: share of answers whose category changed", title_justify="left")
-    for i, name in enumerate(HEADER):
-        table.add_column(name, justify="left" if i < 2 else "right")
-    for row in rows(results):
-        table.add_row(*row)
-    console.print(table)
-    flagged = [f"{r.judge} ({r.probe})" for r in results if r.flagged]
-    console.print(
-        "Flagged (flip rate's 95% lower bound above 5%): " + (", ".join(flagged) if flagged else "none"),
-        highlight=False,
-        soft_wrap=True,
+    report = probe_judges(
+        reference,
+        judges,
+        judge_count=judge_count,
+        extractor=extractor,
+        adjudicator=adjudicator,
+        seed=seed,
+        probes=probes,
+        answers=answers,
+        sink=sink,
+        progress=progress,
     )
-
-
-def write_probes(results: list[ProbeResult], directory: Path) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / PROBES_CSV
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["judge", "probe", "answers", "flips", "flip_rate", "low", "high", "flagged"])
-        for r in results:
-            writer.writerow(
-                csv_values(
-                    [
-                        r.judge,
-                        r.probe,
-                        r.answers,
-                        r.flips,
-                        r.rate.estimate,
-                        r.rate.low,
-                        r.rate.high,
-                        r.flagged,
-                    ]
-                )
-            )
-    return path
+    print_probes(report, console)
+    for path in write_probes(report, directory):
+        console.print(f"probes: {path}", highlight=False, soft_wrap=True)

@@ -28,11 +28,19 @@ def report_command(
     html_trials: Annotated[
         int, typer.Option(min=0, help="Transcripts to include in report.html (every trial is in trials.csv)")
     ] = DEFAULT_HTML_TRIALS,
+    probes: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--probes",
+            help="probes.json of `medeval calibrate --probes` (repeatable): judges over a bias "
+            "threshold are named in the judge-validity section (a run directory's probes.json is read too)",
+        ),
+    ] = None,
 ) -> None:
     """Write trials.csv, per_scenario.csv, ship_table.csv, charts, report.md and report.html."""
     from medeval.reporting.build import build_report
 
-    paths = build_report(run_dirs, out_dir, html_trials)
+    paths = build_report(run_dirs, out_dir, html_trials, probes=probes)
     warn_integrity(paths.integrity)
     print_report_paths(paths.markdown, paths.html, out)
 

@@ -248,7 +248,7 @@ async def _judge_group(
         )
     )
     extractions = [limit_claims(e) for e in extractions]
-    claims = [c for e in extractions for c in e.claims]
+    claims = plan.arranged([c for e in extractions for c in e.claims])
     errors = [
         f"turn {a.turn.turn_id}: {e.error}" for a, e in zip(answered, extractions, strict=True) if e.error
     ]

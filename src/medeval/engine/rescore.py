@@ -224,16 +224,18 @@ async def judge_answer(
     *,
     item_id: str = "answer",
     question: str | None = None,
+    claim_order: int | None = None,
 ) -> TrialRecord:
     """Judge one answer to one question group with the configured panel and no target call (what
     `medeval calibrate` and the corpus benchmark use). The answer stands as the reply to the group's
-    first turn; the group's result is the record's group `group`."""
+    first turn; the group's result is the record's group `group`. `claim_order` shuffles the claims
+    the verifiers see (the bias probes' order probe)."""
     turns = scenario.groups().get(group)
     if not turns:
         raise ConfigError(f"scenario {scenario.scenario_id} has no question group {group!r}")
     first = next((t for t in turns if t.condition is None), turns[0])
     asked = question or first.user_message
-    plan = TrialPlan(scenario, "", "reference:answer", 0)
+    plan = TrialPlan(scenario, "", "reference:answer", 0, claim_order=claim_order)
     conversation = Conversation(
         turns=[
             Turn(role="user", text=asked, turn_id=first.turn_id, question_group=group),

@@ -3,12 +3,13 @@ importing the other: what is planned, what each scripted question got back, the 
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 
 from medeval.adapters.base import ChatResponse
 from medeval.engine.config import Variant
 from medeval.records.hashing import short_hash
-from medeval.schemas import Scenario, ScriptedTurn, Turn
+from medeval.schemas import Claim, Scenario, ScriptedTurn, Turn
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,15 @@ class TrialPlan:
     target: str
     epoch: int
     variant: Variant | None = None
+    #: The bias probes' order probe: claims go to the verifiers in this seed's shuffled order.
+    claim_order: int | None = None
+
+    def arranged(self, claims: list[Claim]) -> list[Claim]:
+        if self.claim_order is None:
+            return claims
+        out = list(claims)
+        random.Random(self.claim_order).shuffle(out)
+        return out
 
     def key(self, seed: int) -> str:
         """Deterministic identity of a trial: what --resume matches on. A run without variants keeps

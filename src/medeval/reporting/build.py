@@ -22,6 +22,7 @@ from medeval.reporting.render.people import (
     split_rows,
 )
 from medeval.reporting.stats.consistency import consistency
+from medeval.reporting.tables.bias import judge_bias, probe_files
 from medeval.reporting.tables.contacts import CONTACTS_CSV, CONTACTS_SQL, contact_summary
 from medeval.reporting.tables.corrected import corrected, csv_rows
 from medeval.reporting.tables.findings import REVIEW_SQL, UNSCORED_SQL, gather
@@ -80,8 +81,13 @@ def default_out(run_dirs: list[Path]) -> Path:
 
 
 def build_report(
-    run_dirs: list[Path], out: Path | None = None, html_trials: int = DEFAULT_HTML_TRIALS
+    run_dirs: list[Path],
+    out: Path | None = None,
+    html_trials: int = DEFAULT_HTML_TRIALS,
+    probes: list[Path] | None = None,
 ) -> ReportPaths:
+    """`probes`: probes.json files of `medeval calibrate --probes` (a run directory's own is read too)."""
+    probed = probe_files(run_dirs, probes or [])  # a bad file stops here, before anything is written
     corpus = Corpus(run_dirs)
     try:
         if corpus.trial_count() == 0:
@@ -94,7 +100,9 @@ def build_report(
                 f"{directory}: cannot create the report directory ({error.strerror}); pass --out"
             ) from error
         # People's codes first: every table below then counts the final categories.
-        data = collect(corpus, apply_reviews(corpus))
+        human = apply_reviews(corpus)
+        human.judge_bias = judge_bias(corpus.snapshots, probed)
+        data = collect(corpus, human)
         paths = ReportPaths(
             directory=directory,
             markdown=directory / "report.md",

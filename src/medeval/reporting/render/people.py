@@ -119,6 +119,8 @@ def markdown_lines(human: HumanReview) -> list[str]:
         lines += ["Groups the coders split on (no majority):", ""]
         lines += capped_md(SPLIT_HEADER, split_rows(human), SPLITS_CSV)
     lines += ["### Judge validity", ""]
+    for text in human.judge_bias:
+        lines += [md_text(text), ""]
     v = human.validity
     if v is None:
         lines += ["No group has both a person's code and the judges' yet. " + HOW_TO, ""]
@@ -150,6 +152,7 @@ def html_section(human: HumanReview) -> Markup:
         parts.append("<p>Groups the coders split on (no majority):</p>")
         parts.append(_html_table(SPLIT_HEADER, split_rows(human), "coder-splits"))
     parts.append('<h3 id="judge-validity">Judge validity</h3>')
+    parts += [f'<p class="judge-bias">{escape(text)}</p>' for text in human.judge_bias]
     v = human.validity
     if v is None:
         parts.append(f"<p>{escape('No group has both a person’s code and the judges’ yet. ' + HOW_TO)}</p>")

@@ -1,34 +1,18 @@
 """Vendor families of model specs, for the self-preference flag: an LLM judge tends to favour
 answers written by models of its own family (Panickssery et al., NeurIPS 2024, "LLM evaluators
-recognize and favor their own generations"), so a report names every judge that shares a family
-with a target it judged (docs/methodology.md, "Judge bias probes")."""
+recognize and favor their own generations"), so a report's headline sentence names every judge that
+shares a family with a target it judged, and its judge-validity section says the same
+(reporting/tables/bias.py). One definition of a family serves both and the probes:
+calibration/probes/family.py."""
 
 from __future__ import annotations
 
-#: Model-name prefixes of each family, for providers that serve other vendors' models.
-FAMILY_PREFIXES = {
-    "openai": ("gpt", "o1", "o3", "o4", "chatgpt", "openai/"),
-    "anthropic": ("claude", "anthropic/"),
-    "google": ("gemini", "gemma", "google/"),
-    "xai": ("grok", "x-ai/", "xai/"),
-    "meta": ("llama", "meta-llama/"),
-    "mistral": ("mistral", "mixtral", "mistralai/"),
-    "deepseek": ("deepseek",),
-}
-#: Not models: offline fakes and the rules coder have no family.
-NO_FAMILY = ("fake", "rules", "reference")
+from medeval.calibration.probes.family import vendor_family
 
 
 def family(spec: str) -> str | None:
-    """The vendor family of `provider:model`, from the model's name where it says, else the provider."""
-    provider, _, model = spec.partition(":")
-    if provider in NO_FAMILY or not model:
-        return None
-    name = model.lower()
-    for vendor, prefixes in FAMILY_PREFIXES.items():
-        if name.startswith(prefixes):
-            return vendor
-    return provider
+    """The vendor family of `provider:model` (None for the rules coder, fakes and unknown names)."""
+    return vendor_family(spec)
 
 
 def same_family(targets: list[str], judges: list[str]) -> list[tuple[str, str]]:

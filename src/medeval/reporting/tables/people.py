@@ -64,6 +64,8 @@ class HumanReview(BaseModel):
     per_cell: dict[str, int] = Field(default_factory=dict)
     #: the same, counting the decisions made blind only
     per_cell_blind: dict[str, int] = Field(default_factory=dict)
+    #: What the judge-validity section says about judge bias (reporting/tables/bias.py).
+    judge_bias: list[str] = Field(default_factory=list)
 
     def cell(self, question_group: str, target: str, *, blind: bool = False) -> int:
         cells = self.per_cell_blind if blind else self.per_cell
