@@ -37,8 +37,9 @@ class Sentence:
     role: Role = "statement"
     lead: Piece | None = None
     context: Piece | None = None
-    #: The lead-in is a statement ending in ":" ("What Medicare does NOT cover:"), not a heading
-    #: or a question: only then does an item joined to it assert what the joint says.
+    #: The lead-in says what its items are ("What Medicare does NOT cover:", "What counts toward
+    #: it?"): an item joined to it asserts what the joint says. Not so under a lead-in that asks
+    #: where or how to find something, or sets a condition ("covers SNF care when:").
     lead_states: bool = False
     #: The heading the sentence is under.
     heading: Piece | None = None
@@ -68,6 +69,7 @@ class _Block:
 _MARKUP = re.compile(r"^\s{0,3}(?:#|[-*+]\s|\d{1,2}[.)]\s|>|=+\s*$|-+\s*$)|\|", re.M)
 # "Questions to ask the plan:", "When you call, ask:": its items are questions to put, not claims.
 _ASKING_LEAD = re.compile(r"\b(?:ask(?:ing)?|questions?)\b", re.I)
+_PLACE_QUESTION = re.compile(r"\W*(?:where|who|how (?:can|do|to|should)|when)\b", re.I)
 _CONDITION_LEAD = re.compile(r"\b(?:when|if|only if|as long as|provided|unless)\s*:?\s*$", re.I)
 # A question, allowing closing quotes and markup after the mark.
 _QUESTION_END = re.compile(r"\?[\"')\]*_\s]*$")
@@ -201,7 +203,11 @@ def _blocks(text: str) -> list[_Block]:
             if inside == "heading":
                 out.append(_Block("heading", pieces))
                 heading = pending = pieces[-1]
-                pending_states = False
+                # A heading's list answers it ("What counts toward it?" - "Your premiums"), unless
+                # it asks where or how to find something (its items are places to look).
+                pending_states = not _PLACE_QUESTION.match(pending.text) and not _CONDITION_LEAD.search(
+                    pending.text
+                )
                 continue
             item = bool(first_in_item) and first_in_item[-1]
             if item:
@@ -216,7 +222,7 @@ def _blocks(text: str) -> list[_Block]:
             # A lead-in that sets a condition ("Part A covers SNF care when:") lists conditions.
             pending_states = (
                 pending is not None
-                and not _QUESTION_END.search(pending.text.rstrip(":"))
+                and not _PLACE_QUESTION.match(pending.text)
                 and not _CONDITION_LEAD.search(pending.text)
             )
         elif kind in ("fence", "code_block", "html_block") and tok.map:
