@@ -337,3 +337,26 @@ def test_a_judge_of_the_targets_vendor_family_is_flagged() -> None:
         in flagged
     )
     assert Headline.model_construct(same_family=[]).self_preference() == ""
+
+
+def test_self_preference_is_measured_where_the_reference_names_each_answers_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The length lover under a first-party provider's name, so it has a vendor family (openai).
+    monkeypatch.setitem(registry._PROVIDERS, "openai", f"{__name__}:create_length_lover")
+    lines = [
+        json.loads(line) for line in small_reference(tmp_path, 8).read_text(encoding="utf-8").splitlines()
+    ]
+    for i, line in enumerate(lines):
+        line["target"] = "openai:gpt-4o" if i % 2 else "anthropic:claude-sonnet-4-5"
+    path = tmp_path / "sourced.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    reference = load_reference(path, load_scenarios([]))
+    assert {a.target for a in reference.answers} == {"openai:gpt-4o", "anthropic:claude-sonnet-4-5"}
+    result = probe_judge(
+        reference, calibration_config(reference, ["openai:judge"], extractor="rules"), ("repeat",)
+    )
+    sp = result.self_preference
+    assert result.family == sp.family == "openai"
+    assert sp.same is not None and sp.other is not None and sp.difference is not None
+    assert "openai answers vs" in sp.note and sp.low is not None and sp.low <= sp.difference <= (sp.high or 0)
