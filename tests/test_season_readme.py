@@ -23,7 +23,12 @@ def readme_commands() -> list[list[str]]:
 
 def test_the_seasonal_rerun_in_three_commands(tmp_path: Path) -> None:
     commands = readme_commands()
-    assert [c[:2] for c in commands] == [["medeval", "run"], ["medeval", "run"], ["medeval", "compare"]]
+    assert [c[:2] for c in commands] == [
+        ["medeval", "run"],
+        ["medeval", "run"],
+        ["medeval", "compare"],
+        ["medeval", "report"],
+    ]
     for command in commands:
         args = []
         for arg in command[1:]:
@@ -39,6 +44,12 @@ def test_the_seasonal_rerun_in_three_commands(tmp_path: Path) -> None:
     assert rows and all(float(r["model_change"]) == 0.0 for r in rows)
     accurate = next(r for r in rows if r["target"] == "fake:accurate" and r["scenario_id"] == "ALL")
     assert float(accurate["key_change"]) < 0
+    # One report of both seasons: side by side, and the headline never pools them.
+    [report] = glob.glob(str(tmp_path / "runs" / "2026" / "*" / "report"))
+    seasons = list(csv.DictReader((Path(report) / "seasons.csv").read_text(encoding="utf-8").splitlines()))
+    assert {(r["earlier_season"], r["later_season"]) for r in seasons} == {("2026", "2027")}
+    markdown = (Path(report) / "report.md").read_text(encoding="utf-8")
+    assert "| fake:accurate (2026 keys) |" in markdown and "| fake:accurate (2027 keys) |" in markdown
 
 
 def test_the_demo_runs_one_season_and_keys_status_reads_every_season(tmp_path: Path) -> None:

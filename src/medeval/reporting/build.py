@@ -40,6 +40,7 @@ from medeval.reporting.tables.run_tables import (
     write_csv,
     write_trials_csv,
 )
+from medeval.reporting.tables.seasons import SEASONS_CSV, season_over_season
 from medeval.reporting.tables.sensitivity import prompt_sensitivity
 
 REPORT_DIR = "report"
@@ -73,6 +74,7 @@ def collect(corpus: Corpus, human: HumanReview) -> ReportData:
         contacts=contact_summary(corpus),
         pending=pending_rows(corpus),
         provenance=provenance_rows(corpus.snapshots),
+        seasons=season_over_season(corpus),
     )
 
 
@@ -126,6 +128,8 @@ def build_report(
         ):
             write_csv(directory / name, [dict(zip(header, row, strict=True)) for row in rows], header)
         write_csv(paths.per_scenario_csv, [row.csv_row() for row in data.scenarios])
+        if data.seasons:
+            write_csv(directory / SEASONS_CSV, [row for c in data.seasons for row in c.csv_rows()])
         write_csv(paths.ship_csv, [ship_csv_row(row, data.human) for row in data.ship])
         write_paper_tables(directory, data.headline, data.corrected, data.ship)
         if data.corrected is not None and data.corrected.codes:

@@ -19,12 +19,19 @@ from pydantic import BaseModel
 from medeval.records.redact import redact
 from medeval.reporting.loading.baseline import group_sort_key
 from medeval.reporting.loading.run import Corpus
-from medeval.reporting.stats.intervals import Difference, Interval, proportion_difference, wilson
-from medeval.reporting.tables.run_tables import SCORED_FILTER, write_csv
+from medeval.reporting.stats.intervals import Difference, Interval
+from medeval.reporting.tables.category_counts import (
+    POOLED,
+    Cell,
+    Counts,
+    category_counts,
+    change,
+    pooled,
+    rate,
+)
+from medeval.reporting.tables.run_tables import write_csv
 
-POOLED = "ALL"
 METRICS = {"accurate_complete": "A&C", "incorrect": "Incorrect"}
-Counts = dict[tuple[str, str, str], dict[str, int]]
 
 
 class DriftRow(BaseModel):
@@ -51,10 +58,10 @@ class DriftRow(BaseModel):
             row[name] = _round(cell.estimate)
             row[f"{name}_n"] = cell.n
         for name in ("key_change", "model_change", "total"):
-            change: Difference = getattr(self, name)
-            row[name] = _round(change.difference)
-            row[f"{name}_low"] = _round(change.low)
-            row[f"{name}_high"] = _round(change.high)
+            moved: Difference = getattr(self, name)
+            row[name] = _round(moved.difference)
+            row[f"{name}_low"] = _round(moved.low)
+            row[f"{name}_high"] = _round(moved.high)
         return row
 
 
@@ -65,33 +72,23 @@ def _round(value: float | None) -> object:
 def _counts(run_dir: Path) -> Counts:
     corpus = Corpus([run_dir])
     try:
-        rows = corpus.query(
-            "SELECT target, scenario_id, question_group, ship_category, count(*) FROM trial_groups "
-            f"WHERE {SCORED_FILTER} GROUP BY ALL"
-        )
+        return category_counts(corpus)
     finally:
         corpus.close()
-    out: Counts = {}
-    for target, scenario_id, group, category, n in rows:
-        cell = out.setdefault((target, scenario_id, group), {})
-        cell[category] = cell.get(category, 0) + int(n)
-    return out
 
 
-def _row(key: tuple[str, str, str], metric: str, cells: list[dict[str, int]]) -> DriftRow:
-    hits = [c.get(metric, 0) for c in cells]
-    sizes = [sum(c.values()) for c in cells]
+def _row(key: Cell, metric: str, cells: list[dict[str, int]]) -> DriftRow:
     return DriftRow(
         target=key[0],
         scenario_id=key[1],
         question_group=key[2],
         metric=metric,
-        old_old=wilson(hits[0], sizes[0]),
-        old_new=wilson(hits[1], sizes[1]),
-        new_new=wilson(hits[2], sizes[2]),
-        key_change=proportion_difference(hits[0], sizes[0], hits[1], sizes[1]),
-        model_change=proportion_difference(hits[1], sizes[1], hits[2], sizes[2]),
-        total=proportion_difference(hits[0], sizes[0], hits[2], sizes[2]),
+        old_old=rate(cells[0], metric),
+        old_new=rate(cells[1], metric),
+        new_new=rate(cells[2], metric),
+        key_change=change(cells[0], cells[1], metric),
+        model_change=change(cells[1], cells[2], metric),
+        total=change(cells[0], cells[2], metric),
     )
 
 
@@ -105,11 +102,9 @@ def drift(old_run: Path, rescored: Path, new_run: Path) -> list[DriftRow]:
     rows: list[DriftRow] = []
     for target in dict.fromkeys(k[0] for k in common):
         mine = [k for k in common if k[0] == target]
-        pooled = [
-            {c: sum(r[k].get(c, 0) for k in mine) for c in {c for k in mine for c in r[k]}} for r in readings
-        ]
+        together = [pooled(r, mine) for r in readings]
         for metric in METRICS:
-            rows.append(_row((target, POOLED, POOLED), metric, pooled))
+            rows.append(_row((target, POOLED, POOLED), metric, together))
             rows += [_row(k, metric, [r[k] for r in readings]) for k in mine]
     return rows
 

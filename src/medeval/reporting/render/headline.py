@@ -117,7 +117,7 @@ def compact_tables(block: HeadlineBlock) -> list[RenderableType]:
     """The block as two narrow tables (rates, then A&C against the counselors) and a line for what
     is outside n: at 80-160 columns each target stays one line instead of a 12-line block."""
     rates = [
-        [t.target, str(t.n), *(_compact_rate(t.rates[c]) for c in HEADLINE_CATEGORIES)] for t in block.targets
+        [t.name, str(t.n), *(_compact_rate(t.rates[c]) for c in HEADLINE_CATEGORIES)] for t in block.targets
     ]
     rates += [
         # "SHIP phone": the study's counselors by mode, short enough for 80 columns.
@@ -128,9 +128,7 @@ def compact_tables(block: HeadlineBlock) -> list[RenderableType]:
         ]
         for h in block.counselors
     ]
-    deltas = [
-        [t.target, *(_compact_delta(t.delta_ac[mode]) for mode, _ in DELTA_MODES)] for t in block.targets
-    ]
+    deltas = [[t.name, *(_compact_delta(t.delta_ac[mode]) for mode, _ in DELTA_MODES)] for t in block.targets]
     out: list[RenderableType] = [
         _table(
             f"{block.title} ({len(block.groups)}): rates, % (95% CI)",
@@ -144,7 +142,7 @@ def compact_tables(block: HeadlineBlock) -> list[RenderableType]:
         ),
     ]
     outside = [
-        f"{t.target}: {t.needs_review} needs review, {t.not_scored} not scored"
+        f"{t.name}: {t.needs_review} needs review, {t.not_scored} not scored"
         for t in block.targets
         if t.needs_review or t.not_scored
     ]

@@ -27,6 +27,7 @@ from medeval.reporting.render.pairs import PAIRED_NOTE
 from medeval.reporting.render.people import html_section
 from medeval.reporting.render.provenance import HEADER as PROVENANCE_HEADER
 from medeval.reporting.render.provenance import cells as provenance_cells
+from medeval.reporting.render.seasons import intro as season_intro
 from medeval.reporting.stats.intervals import fmt_p
 from medeval.reporting.tables.corrected import PAIR_CATEGORIES
 from medeval.reporting.tables.findings import fact_ref
@@ -34,6 +35,7 @@ from medeval.reporting.tables.headline import HEADLINE_CATEGORIES, SHORT_LABELS
 from medeval.reporting.tables.model import ReportData, ReportPaths
 from medeval.reporting.tables.questions import TABLE_CATEGORIES, question_rows
 from medeval.reporting.tables.run_tables import POOLED
+from medeval.reporting.tables.seasons import label as season_label
 from medeval.review.resolution import Final, Resolution
 from medeval.schemas import STUDY_CATEGORIES, FinalClaim, ShipCategory, TrialRecord
 
@@ -313,5 +315,7 @@ def write_html(data: ReportData, corpus: Corpus, paths: ReportPaths, max_trials:
         paired_note=PAIRED_NOTE,
         provenance_header=PROVENANCE_HEADER,
         provenance_cells=provenance_cells,
+        season_intro=season_intro,
+        season_label=season_label,
     )
     paths.html.write_text(redact(html), encoding="utf-8")

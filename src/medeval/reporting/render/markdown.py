@@ -15,6 +15,7 @@ from medeval.reporting.render.md_cells import Md, capped, cell, ci, num, pct, sh
 from medeval.reporting.render.pairs import consistency_markdown, pairs_markdown
 from medeval.reporting.render.people import markdown_lines as human_lines
 from medeval.reporting.render.provenance import provenance_markdown
+from medeval.reporting.render.seasons import seasons_markdown
 from medeval.reporting.tables.findings import LIST_CAP, FactRef
 from medeval.reporting.tables.model import ReportData, ReportPaths
 from medeval.reporting.tables.run_tables import LEFT_OUT, POOLED, POOLED_OTHER, ShipRow
@@ -389,6 +390,7 @@ def render(data: ReportData, paths: ReportPaths) -> str:
         "",
         *(headline_markdown(data.headline) if data.headline else []),
         *(corrected_markdown(data.corrected) if data.corrected and data.corrected.targets else []),
+        *seasons_markdown(data.seasons),
         *summary_lines(data),
         *provenance_markdown(data.provenance),
         *ship_lines(data, paths),

@@ -94,13 +94,13 @@ def headline_table(headline: Headline, corrected: Corrected | None) -> Table:
     rows: list[list[Cell]] = []
     for t in block.targets:
         row: list[Cell] = [
-            t.target,
+            t.name,
             str(t.n),
             *(_rate(t.rates[c]) for c in HEADLINE_CATEGORIES),
             _delta(t.delta_ac["combined"]),
         ]
         if with_corrected:
-            fixed = by_target.get(t.target)
+            fixed = by_target.get(t.name)
             rate = fixed.rates["accurate_complete"] if fixed else None
             row.append((_pct(rate.estimate), _pct(rate.low), _pct(rate.high)) if rate else "n/a")
         rows.append(row)

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from medeval.reporting.loading.baseline import SHIP_CATEGORIES
 from medeval.reporting.loading.run import Corpus
+from medeval.reporting.loading.seasons import season_join
 from medeval.reporting.stats.ppi import (
     USEFUL_HALF_WIDTH,
     CorrectedDifference,
@@ -106,19 +107,22 @@ def corrected(corpus: Corpus, headline: Headline) -> Corrected:
     """Corrected rates over the headline's study groups, per target."""
     groups = headline.study.groups
     scenarios = sorted(study_scenarios(corpus))
+    # Mixed seasons: each headline row is one target's season, and so is its correction.
+    season = "ss.season" if headline.seasons else "NULL"
     rows = corpus.query(
-        "SELECT target, judge_category, ship_category, decided_by FROM trial_groups "
-        "WHERE scored AND scenario_id IN (SELECT unnest(?::VARCHAR[])) "
+        f"SELECT target, {season}, judge_category, ship_category, decided_by FROM trial_groups tg "
+        f"{season_join('tg')} WHERE scored AND tg.scenario_id IN (SELECT unnest(?::VARCHAR[])) "
         "AND question_group IN (SELECT unnest(?::VARCHAR[]))",
         [scenarios, groups],
     )
-    by_target: dict[str, list[tuple[str, str, str]]] = {}
-    for target, judged, final, decided_by in rows:
-        by_target.setdefault(str(target), []).append((str(judged), str(final), str(decided_by)))
+    by_target: dict[tuple[str, int | None], list[tuple[str, str, str]]] = {}
+    for target, year, judged, final, decided_by in rows:
+        key = (str(target), None if year is None else int(year))
+        by_target.setdefault(key, []).append((str(judged), str(final), str(decided_by)))
     combined = next(c for c in headline.study.counselors if c.mode == "combined")
     targets = []
     for row in headline.study.targets:
-        groups_of = by_target.get(row.target, [])
+        groups_of = by_target.get((row.target, row.season), [])
         # The population the audit samples: the groups the judges put in one of the four categories.
         decided = [(j, f, d) for j, f, d in groups_of if j in STUDY_CATEGORIES]
         audit = [(j, f) for j, f, d in decided if d in PEOPLE]
@@ -132,7 +136,7 @@ def corrected(corpus: Corpus, headline: Headline) -> Corrected:
         }
         targets.append(
             CorrectedTarget(
-                target=row.target,
+                target=row.name,
                 n=len(decided) + len(known),
                 decided=len(decided),
                 codes=len(audit),

@@ -21,6 +21,7 @@ from medeval.reporting.loading.baseline import (
     load_baseline,
 )
 from medeval.reporting.loading.run import Corpus
+from medeval.reporting.loading.seasons import season_join, season_table
 from medeval.reporting.stats.intervals import Difference, Interval, proportion_difference, wilson
 from medeval.reporting.tables.families import same_family
 from medeval.reporting.tables.provenance import coded_label, counselor_targets
@@ -59,6 +60,13 @@ class TargetHeadline(BaseModel):
     not_scored: int
     #: Answered with its provider's own web search on: flagged wherever the row is shown.
     web_search: bool = False
+    #: The plan year of the keys these rates were judged with, when the report mixes seasons (a
+    #: target then has one row per season: two seasons are never pooled).
+    season: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.target if self.season is None else f"{self.target} ({self.season} keys)"
 
 
 class HeadlineBlock(BaseModel):
@@ -77,6 +85,8 @@ class Headline(BaseModel):
     deviating: list[str]
     #: (target, judge) of one vendor family: the self-preference flag (reporting/tables/families.py).
     same_family: list[tuple[str, str]] = []
+    #: The seasons whose keys judged these groups, when more than one (each target a row per season).
+    seasons: list[int] = []
     #: The variation matrix's levels in these groups: each target's rates pool them all.
     variants: list[str] = []
     #: Targets that searched the web through their provider (`--web-search`).
@@ -115,8 +125,18 @@ class Headline(BaseModel):
             + ". Wilson 95% intervals; differences in percentage points, Newcombe 95% intervals. Needs "
             "review and not scored are counted apart, outside n."
             + self.pooling()
+            + self.season_note()
             + self.searching()
             + self.self_preference()
+        )
+
+    def season_note(self) -> str:
+        if len(self.seasons) < 2:
+            return ""
+        return (
+            f" These runs were judged with {len(self.seasons)} seasons' keys "
+            f"({', '.join(map(str, self.seasons))}): each target has one row per season, named by its keys' "
+            "plan year, and seasons are never pooled; the season-over-season section compares them."
         )
 
     def self_preference(self) -> str:
@@ -206,25 +226,28 @@ def _counselors(groups: set[str] | None) -> list[CounselorRates]:
     return out
 
 
+Row = tuple[str, int | None, str, str, int]  # (target, season or None, group, category, count)
+
+
 def _block(
     title: str,
-    rows: list[tuple[str, str, str, int]],
+    rows: list[Row],
     groups: set[str],
     targets: list[str],
     counselors: list[CounselorRates],
     coded: set[str] | None = None,
 ) -> HeadlineBlock:
-    counts: dict[str, dict[str, int]] = {}
-    for target, group, category, count in rows:
+    counts: dict[tuple[str, int | None], dict[str, int]] = {}
+    for target, season, group, category, count in rows:
         if group in groups:
-            per = counts.setdefault(target, {})
+            per = counts.setdefault((target, season), {})
             per[category] = per.get(category, 0) + count
     by_mode = {c.mode: c for c in counselors}
     out = []
-    for target in targets:
-        if target not in counts:
-            continue
-        per = counts[target]
+    order = {t: i for i, t in enumerate(targets)}
+    entries = sorted((k for k in counts if k[0] in order), key=lambda k: (order[k[0]], k[1] or 0))
+    for target, season in entries:
+        per = counts[(target, season)]
         n = sum(per.get(c, 0) for c in SHIP_CATEGORIES)
         successes = per.get("accurate_complete", 0)
         delta_ac = {}
@@ -238,7 +261,9 @@ def _block(
         out.append(
             TargetHeadline(
                 target=target,
-                label=coded_label(target) if target in (coded or set()) else target,
+                label=(coded_label(target) if target in (coded or set()) else target)
+                + (f" ({season} keys)" if season is not None else ""),
+                season=season,
                 n=n,
                 rates={c: wilson(per.get(c, 0), n) for c in HEADLINE_CATEGORIES},
                 delta_ac=delta_ac,
@@ -255,14 +280,20 @@ def _block(
 def headline(corpus: Corpus) -> Headline:
     baseline_groups = {row.question_group for row in load_baseline()}
     scenarios = sorted(study_scenarios(corpus))
+    season_table(corpus)
     rows = corpus.query(
-        "SELECT target, question_group, ship_category, count(*) FROM trial_groups "
-        "WHERE scenario_id IN (SELECT unnest(?::VARCHAR[])) AND scored GROUP BY ALL",
+        "SELECT target, ss.season, question_group, ship_category, count(*) FROM trial_groups tg "
+        f"{season_join('tg')} WHERE tg.scenario_id IN (SELECT unnest(?::VARCHAR[])) AND scored GROUP BY ALL",
         [scenarios],
     )
-    typed = [(str(t), str(g), str(c), int(n)) for t, g, c, n in rows]
+    seasons = sorted({int(s) for _, s, _, _, _ in rows if s is not None})
+    # One season (or none recorded): no season column; more: a row per target and season.
+    typed: list[Row] = [
+        (str(t), int(s) if s is not None and len(seasons) > 1 else None, str(g), str(c), int(n))
+        for t, s, g, c, n in rows
+    ]
     # The groups the study scored that this run scored (a group answered only as needs_review counts).
-    groups = {g for _, g, c, _ in typed if g in baseline_groups and c != "not_applicable"}
+    groups = {g for _, _, g, c, _ in typed if g in baseline_groups and c != "not_applicable"}
     deviating = {
         str(row[0])
         for row in corpus.query(
@@ -304,6 +335,7 @@ def headline(corpus: Corpus) -> Headline:
         ),
         search_targets=search,
         same_family=same_family(targets, judges),
+        seasons=seasons if len(seasons) > 1 else [],
     )
 
 

@@ -16,6 +16,7 @@ from medeval.reporting.tables.pending import PendingRow
 from medeval.reporting.tables.people import HumanReview
 from medeval.reporting.tables.provenance import ProvenanceRow
 from medeval.reporting.tables.run_tables import ScenarioRow, ShipRow, TargetRow
+from medeval.reporting.tables.seasons import SeasonComparison
 from medeval.reporting.tables.sensitivity import Sensitivity
 
 
@@ -44,6 +45,8 @@ class ReportData(BaseModel):
     contacts: ContactSummary | None = None
     #: Checklist items resting on a key value not published yet (empty for a season fully known).
     pending: list[PendingRow] = []
+    #: Runs judged with different seasons' keys, side by side per target (empty with one season).
+    seasons: list[SeasonComparison] = []
     #: Conversations collected outside the harness (`medeval ingest`), one row each.
     provenance: list[ProvenanceRow] = []
 
