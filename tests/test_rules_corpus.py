@@ -157,3 +157,28 @@ def test_the_direct_coding_agrees_with_the_judging_pipeline(tmp_path: Path) -> N
     direct = {c.row_id: c.category for c in bench.code_corpus(rows).coded}
     pipeline = {c.row_id: c.category for c in bench.code_corpus_pipeline(sample).coded}
     assert pipeline == direct
+
+
+# The real-shaped corpus's tuning part (benchmarks/corpus/ship_real_shaped_tune.jsonl, issue 22):
+# 158 answers shaped like 2026 chatbot output (markdown headings phrased as questions, lists under
+# lead-ins, tables, past-dated figures, refusals with a general sentence, invented plan specifics).
+# Measured before the structural reader: agreement 61.1% on 144 decided, review 8.9%, false
+# Incorrect 19.4% of decided, Incorrect caught 81.1%, Not Substantive caught 59.4%; after: 82.6% on
+# 144 decided, review 8.9%, false Incorrect 3.5%, Incorrect caught 89.2%, Not Substantive caught
+# 84.4%. A tuning set (its held-out part is never read while tuning): the floors guard the reader.
+REAL_SHAPED_AGREEMENT_FLOOR = 0.80
+REAL_SHAPED_REVIEW_CEILING = 0.12
+REAL_SHAPED_RECALL_FLOOR = 0.86
+REAL_SHAPED_FALSE_INCORRECT_CEILING = 0.05
+REAL_SHAPED_NS_RECALL_FLOOR = 0.80
+
+
+def test_rules_coder_reads_real_shaped_answers_above_its_floors() -> None:
+    figures: Any = coded_corpus("ship_real_shaped_tune.jsonl")
+    above_floors(figures, REAL_SHAPED_AGREEMENT_FLOOR, REAL_SHAPED_REVIEW_CEILING, REAL_SHAPED_RECALL_FLOOR)
+    assert figures.false_incorrect <= REAL_SHAPED_FALSE_INCORRECT_CEILING, (
+        f"false Incorrect {figures.false_incorrect:.1%}"
+    )
+    assert figures.not_substantive_recall >= REAL_SHAPED_NS_RECALL_FLOOR, (
+        f"Not Substantive recall {figures.not_substantive_recall:.1%}"
+    )

@@ -57,6 +57,8 @@ QG13 = (
     "or from a stand-alone Part D plan."
 )
 
+LTC = "Medicare doesn't cover long-term custodial care, such as help with bathing in a nursing home."
+
 # (cause, group, answer with the construct, its category, answer without it, its category)
 PAIRS = [
     # A. A negated quantifier denies the generalisation, not the fact.
@@ -116,6 +118,26 @@ PAIRS = [
      "network, but it is not in effect.", "accurate_complete",
      QG14 + " If your doctor leaves the plan's network, you get a Special Enrollment Period to switch plans.",
      "incorrect"),
+    # F. A lead-in that lists mistakes denies its items.
+    ("F", "QG13",
+     QG13 + "\n\nCommon mistakes to avoid:\n- Assuming Medigap covers drugs.", "substantive_incomplete",
+     QG13 + "\n\nGood to know:\n- Medigap covers drugs.", "incorrect"),
+    # D. A rule dated from a past year ("since 2019") still holds now: it is a claim about now.
+    ("D", "QG12", LTC, "accurate_complete",
+     LTC + " Since 2019, Medicare Advantage plans cover long-term custodial care.", "incorrect"),
+    # G. A decline plus "it depends on the plan and where you live" for a plan-specific question.
+    ("G", "QG15",
+     "I don't have access to current pricing for Harborview. Premiums for Medicare Advantage plans "
+     "depend on the plan and where you live. You can find it on Medicare.gov.", "not_substantive",
+     "I don't have access to current pricing for Harborview. Premiums for Medicare Advantage plans depend on "
+     "the plan and where you live. You can find it on Medicare.gov. You'll also pay the Part B premium, "
+     "$202.90 a month in 2026.", "accurate_complete"),
+    # H. An invented plan table (a "header: cell" statement about the named plan).
+    ("H", "QG15",
+     "| Plan | Monthly plan premium |\n|---|---|\n| Harborview Example Advantage (HMO) | Check Plan "
+     "Finder |\n\nYou also pay the Part B premium, $202.90 a month in 2026.", "substantive_incomplete",
+     "| Plan | Monthly plan premium |\n|---|---|\n| Harborview Example Advantage (HMO) | $29 |\n\nYou also "
+     "pay the Part B premium, $202.90 a month in 2026.", "incorrect"),
 ]  # fmt: skip
 
 
