@@ -61,6 +61,7 @@ def test_a_report_of_two_seasons_sets_them_side_by_side(runs: tuple[Path, Path, 
     assert next(r for r in pooled if r["category"] == "not_substantive")["difference"] == "0.0"
     html = (out / "report" / "report.html").read_text(encoding="utf-8")
     assert 'id="seasons-2026-2027"' in html and "v2027 folder" in html
+    assert "medeval compare EARLIER_RUN LATER_RUN --drift separates" in html  # plain text, no backticks
 
 
 def test_the_headline_of_two_seasons_has_a_row_per_season(runs: tuple[Path, Path, Path]) -> None:
