@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from importlib.resources import files
@@ -29,16 +30,28 @@ NOT_A_MODEL = frozenset({"rules"})
 PRICES_ENV = "MEDEVAL_PRICES"
 
 
+#: What a price entry rests on. "published": the provider's own price page; "secondary": a dated
+#: report of that page, used only where no provider page was found; "sourced": any other stated
+#: source (your own tables, the offline fake); "placeholder": a budgeting figure, not a price.
+PriceStatus = Literal["published", "secondary", "sourced", "placeholder"]
+#: A model id with a dated snapshot suffix (gpt-4.1-2025-04-14), priced as its alias.
+DATED_SNAPSHOT = re.compile(r"-\d{4}-?\d{2}-?\d{2}$")
+
+
 class Price(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     input: float
     output: float
-    status: Literal["placeholder", "sourced"]
-    #: Where the price comes from (a price page and section), or why it is a placeholder.
+    status: PriceStatus
+    #: Where the price comes from (the page's URL for "published" and "secondary").
     source: str | None = None
-    #: When the source was read (YYYY-MM-DD).
+    #: When the source says it was read or published (YYYY-MM-DD), never the day it was copied.
     as_of: str | None = None
+    #: For a provider page that carries no date: the dated report of it that gives `as_of`.
+    dated_by: str | None = None
+    #: What the source says beyond the figures (a promotion's end, a conflict between sources).
+    note: str | None = None
     #: Batch API prices, where the provider's differ from the adapter's `batch_discount`.
     batch_input: float | None = None
     batch_output: float | None = None
@@ -93,14 +106,16 @@ class PriceTable(BaseModel):
     cache_ratios: dict[str, CacheRatio] = Field(default_factory=lambda: dict(DEFAULT_CACHE_RATIOS))
 
     def price(self, spec: str) -> Price | None:
-        """Exact spec, then the alias of a dated snapshot (gpt-4.1-2025-04-14), then `provider:*`."""
+        """Exact spec, then the alias of a dated snapshot (gpt-4.1-2025-04-14), then `provider:*`.
+        Only a date suffix makes an alias: gpt-5-mini is not gpt-5, and is never priced as it."""
         if spec in self.models:
             return self.models[spec]
         provider, model = parse_spec(spec)
-        for known, price in self.models.items():
-            known_provider, _, known_model = known.partition(":")
-            if known_provider == provider and model.startswith(known_model + "-"):
-                return price
+        alias = DATED_SNAPSHOT.sub("", model)
+        if f"{provider}:{alias}" in self.unpriced or f"{provider}:{model}" in self.unpriced:
+            return None
+        if alias != model and f"{provider}:{alias}" in self.models:
+            return self.models[f"{provider}:{alias}"]
         return self.models.get(f"{provider}:*")
 
     def cache_prices(self, spec: str, price: Price) -> tuple[float, float]:

@@ -98,7 +98,7 @@ def unpriced_line(spec: str, prices: PriceTable) -> str:
         f"--max-cost needs a price for {spec}, which is unpriced in {table}"
         + (f" ({why})" if why else "")
         + f'; to supply one, copy src/medeval/data/prices.json, add "{spec}": {{"input": USD_PER_M, '
-        '"output": USD_PER_M, "status": "sourced", "source": "price page", "as_of": "YYYY-MM-DD"} '
+        '"output": USD_PER_M, "status": "published", "source": "PRICE_PAGE_URL", "as_of": "YYYY-MM-DD"} '
         f"under models, and set {PRICES_ENV}=that file; or drop --max-cost"
     )
 
