@@ -173,7 +173,14 @@ def test_cached_and_written_tokens_are_priced_as_such() -> None:
     assert price is not None
     usage = Usage(input_tokens=1_000_000, cached_tokens=600_000, cache_write_tokens=300_000, output_tokens=0)
     fresh, read, written = 100_000, 600_000, 300_000
-    expected = (fresh * price.input + read * price.input * 0.1 + written * price.input * 1.25) / 1_000_000
+    # The table's own cache prices for the model (Anthropic's cache hits on Sonnet 5.5 are 0.05x).
+    assert (price.cached_input, price.cache_write) == (0.1, 2.5)
+    expected = (fresh * price.input + read * 0.1 + written * 2.5) / 1_000_000
+    assert table.cost("anthropic:claude-sonnet-5-5", usage) == pytest.approx(expected)
+    # Without them, the provider's ratio applies (reads 0.1x, writes 1.25x).
+    plain = price.model_copy(update={"cached_input": None, "cache_write": None})
+    table.models["anthropic:claude-sonnet-5-5"] = plain
+    expected = (fresh * plain.input + read * plain.input * 0.1 + written * plain.input * 1.25) / 1_000_000
     assert table.cost("anthropic:claude-sonnet-5-5", usage) == pytest.approx(expected)
     # A model's own cache price wins over the provider's ratio; no ratio means full price.
     table.models["openai:gpt-4.1"] = price.model_copy(update={"cached_input": 0.5})
@@ -296,7 +303,9 @@ def test_the_budget_prices_the_judges_stable_prefix_as_read_from_cache_after_its
     plain, _ = cost.estimate_cost({judge: 10}, table)
     cached, _ = cost.estimate_cost({judge: 10}, table, prefixes={judge: (1, 9)})
     stable = round(cost.TYPICAL_INPUT_TOKENS * cost.TYPICAL_STABLE_SHARE)
-    saved = (9 * stable * price.input * 0.9 - stable * price.input * 0.25) / 1_000_000
+    read, write = table.cache_prices(judge, price)
+    assert read < price.input < write
+    saved = (9 * stable * (price.input - read) - stable * (write - price.input)) / 1_000_000
     assert cached == pytest.approx(plain - saved) and cached < plain
     # A provider without a cache discount costs the same either way.
     assert cost.estimate_cost({"fake:judge": 10}, table, prefixes={"fake:judge": (1, 9)})[0] == 0
