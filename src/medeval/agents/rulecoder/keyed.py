@@ -200,8 +200,8 @@ _LEAD_NEGATION = re.compile(r"\b(?:not|never|no|cannot)\b|n't\b", re.I)
 # "it's worth confirming that ..." tells the reader what to look up; it asserts nothing.
 _CHECKING = re.compile(
     r"\b(?:make sure|ensure|confirm\w*|verify\w*|check\w*|double-check\w*|find out|see|look (?:up|for|at)|"
-    r"worth (?:asking|checking|confirming)|ask)\s+(?:(?:also|first|again|carefully)\s+)?"
-    r"(?:that|whether|if|about|the plan|this plan|harborview|it)\b",
+    r"worth (?:asking|checking|confirming)|ask|compare)\s+(?:(?:also|first|again|carefully)\s+)?"
+    r"(?:that|whether|if|about|the plan|this plan|harborview|it|d-?snps?|plans|options|what)\b",
     re.I,
 )
 

@@ -26,7 +26,8 @@ _NEGATION = re.compile(
 _NOT_NEGATION = re.compile(r"\bnot (?:only|just|necessarily)\b|\bwhether or not\b|\bif not\b", re.I)
 # A pattern that names a negation itself ("(doesn't|does not) cover", "^(?!.*\bnot\b)") already
 # says how it reads negations; the clause reading leaves it alone.
-_PATTERN_NEGATION = re.compile(r"not|n'?t\b|n\\'t|never|\bno\b|neither|none|without|cannot", re.I)
+# ("n't" needs its apostrophe: "enrollment" or "payment" names no negation.)
+_PATTERN_NEGATION = re.compile(r"not|n'\??t\b|n\\'t|never|\bno\b|neither|none|without|cannot", re.I)
 # At most this many words between a negation and the match it negates ("do not generally cover").
 _NEGATION_REACH = 3
 
