@@ -14,6 +14,7 @@ from medeval.agents.rulecoder.nonanswer import (
     SentenceKind,
     asserts_rule,
     asserts_something,
+    names_resource,
     non_answer_kind,
     sentence_kind,
 )
@@ -193,6 +194,14 @@ def verifier_output(
     1-800-MEDICARE): an answer that is nothing but such a referral is a bare referral, which the
     study codes Not Substantive, so it credits nothing."""
     non_answer: NonAnswer | None = None
+    # A "where to check" fact is credited by a sentence that refers or names a place to look, not
+    # by one that mentions a formulary in passing or declines ("I don't have the plan's drug list").
+    readings = [
+        r
+        if r.kind == "referral" or not set(r.covered) & referrals or names_resource(r.quote)
+        else replace(r, covered=[f for f in r.covered if f not in referrals])
+        for r in readings
+    ]
     group = set(items) - referrals
     # A plan-specific question (its checklist asks to check the plan's own documents): a general
     # explanation beside a refusal or a referral ("copays vary by plan; check Medicare.gov") does

@@ -220,3 +220,9 @@ def non_answer_kind(kinds: list[SentenceKind]) -> NonAnswer | None:
         return "depends_only"
     # Only a clarifying question and pleasantries: nothing that answers.
     return "dont_know" if "question" in present else "off_topic"
+
+
+def names_resource(text: str) -> bool:
+    """Whether the text names a place to look (Medicare.gov, Plan Finder, the plan's Summary of
+    Benefits or provider directory, the SHIP, 1-800-MEDICARE)."""
+    return _RESOURCE.search(text) is not None
