@@ -13,22 +13,21 @@ from medeval.calls.gateway import Gateway
 from medeval.engine.config import RunConfig
 from medeval.engine.judging import judge_conversation
 from medeval.engine.orchestrator import (
-    NOT_A_MODEL,
     LoadedScenario,
     RunResult,
-    build_gateway,
     build_manifest,
     check_roles,
     create_store,
     load_scenarios,
     resume_config,
 )
+from medeval.engine.panel import checked_gateway, judge_each, open_writer, panel_specs
 from medeval.engine.progress import QuietProgress, RunProgress
 from medeval.engine.runwriter import RunStorageFailed, Writer
 from medeval.engine.trial import OPENING_TURN, failed_trial, trial_context, with_variant
 from medeval.engine.types import Answered, Conversation, TrialPlan, answered_text
 from medeval.errors import ConfigError
-from medeval.records.storage import RunStore, StorageError, run_lock, utc_now, without_chain
+from medeval.records.storage import RunStore, run_lock, utc_now, without_chain
 from medeval.records.trials import latest_trials
 from medeval.schemas import Scenario, TargetInfo, TrialRecord, Turn, Unscored
 
@@ -103,13 +102,8 @@ async def execute_rescore(
                 f"{source.run_id}; restore the file the source run used"
             )
     check_roles(config)
-    gateway = build_gateway(config)
-    judges = [config.judge_spec(i) for i in range(config.judge_count)] + [config.extractor_spec()]
-    if config.adjudicator:
-        judges.append(config.adjudicator)
-    for spec in judges:
-        if spec not in NOT_A_MODEL:
-            gateway.adapter(spec)  # a missing key or unknown judge stops here, before any file
+    judges = panel_specs(config)
+    gateway = checked_gateway(config, judges)
     store = create_store(config.out)
     with run_lock(store.directory):
         manifest = build_manifest(config, store, list(scenarios.values()), gateway, model_specs=judges)
@@ -121,13 +115,7 @@ async def execute_rescore(
         if source_manifest.get("ingest"):
             # Conversations collected elsewhere keep their provenance in every rescore of them.
             manifest["ingest"] = source_manifest["ingest"]
-        try:
-            store.write_manifest(manifest)
-            store.write_checkpoint()
-        except StorageError as error:
-            raise RunStorageFailed(store.directory, error, written=0) from None
-        writer = Writer(store, progress)
-        gateway.set_sink(writer.call)
+        writer = open_writer(store, manifest, gateway, progress, resumable=True)
         records = await _judge_all(config, gateway, scenarios, source_records, writer)
         if writer.failure is not None:
             raise RunStorageFailed(
@@ -180,15 +168,8 @@ async def _judge_all(
             if writer.trial(record):
                 records.append(record)
 
-    writer.progress.start(len(source_records), 0)
-    outcome = "interrupted"
-    try:
-        await asyncio.gather(*(one(i, r) for i, r in enumerate(source_records, start=1)))
-        outcome = "storage" if writer.failure else "complete"
-    finally:
-        writer.progress.stop()
-        await gateway.aclose()
-        writer.finish(len(source_records), outcome, extra={"source_run": store.read_manifest()["source_run"]})
+    trials = [one(i, r) for i, r in enumerate(source_records, start=1)]
+    await judge_each(writer, gateway, trials, extra={"source_run": store.read_manifest()["source_run"]})
     return records
 
 

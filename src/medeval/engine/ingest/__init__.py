@@ -14,23 +14,23 @@ from pathlib import Path
 from typing import Any
 
 from medeval.calls.batching import TrialSlot
+from medeval.calls.gateway import Gateway
 from medeval.engine.config import RunConfig
 from medeval.engine.ingest.plan import Planned, plan_ingest
 from medeval.engine.judging import judge_conversation
 from medeval.engine.orchestrator import (
-    NOT_A_MODEL,
     RunResult,
-    build_gateway,
     build_manifest,
     check_roles,
     create_store,
     load_scenarios,
 )
+from medeval.engine.panel import checked_gateway, judge_each, open_writer, panel_specs
 from medeval.engine.progress import QuietProgress, RunProgress
 from medeval.engine.runwriter import RunStorageFailed, Writer
 from medeval.engine.trial import trial_context
 from medeval.engine.types import TrialPlan
-from medeval.records.storage import StorageError, run_lock, utc_now
+from medeval.records.storage import run_lock, utc_now
 from medeval.schemas import INGESTED, Provenance, TargetInfo, TrialRecord
 
 __all__ = ["INGESTED", "ingest", "ingested_target"]
@@ -72,25 +72,14 @@ async def execute_ingest(
     scenarios = load_scenarios(config.scenarios)
     planned, recorded = plan_ingest(files, scenarios, defaults)
     check_roles(config)
-    gateway = build_gateway(config)
-    judges = [config.judge_spec(i) for i in range(config.judge_count)] + [config.extractor_spec()]
-    if config.adjudicator:
-        judges.append(config.adjudicator)
-    for spec in judges:
-        if spec not in NOT_A_MODEL:
-            gateway.adapter(spec)  # a missing key or unknown judge stops here, before any file
+    judges = panel_specs(config)
+    gateway = checked_gateway(config, judges)
     store = create_store(config.out)
     try:
         with run_lock(store.directory):
             manifest = build_manifest(config, store, scenarios, gateway, model_specs=judges)
             manifest["ingest"] = manifest_entry(defaults, recorded, planned)
-            try:
-                store.write_manifest(manifest)
-                store.write_checkpoint()
-            except StorageError as error:
-                raise RunStorageFailed(store.directory, error, written=0, resumable=False) from None
-            writer = Writer(store, progress)
-            gateway.set_sink(writer.call)
+            writer = open_writer(store, manifest, gateway, progress, resumable=False)
             records = await _judge_all(config, gateway, planned, writer, manifest["ingest"])
             if writer.failure is not None:
                 raise RunStorageFailed(store.directory, writer.failure, written=0, resumable=False)
@@ -103,7 +92,7 @@ async def execute_ingest(
 
 
 async def _judge_all(
-    config: RunConfig, gateway: Any, planned: list[Planned], writer: Writer, entry: dict[str, Any]
+    config: RunConfig, gateway: Gateway, planned: list[Planned], writer: Writer, entry: dict[str, Any]
 ) -> list[TrialRecord]:
     slots = asyncio.Semaphore(config.max_concurrency)
     records: list[TrialRecord] = []
@@ -139,15 +128,8 @@ async def _judge_all(
             if writer.trial(record):
                 records.append(record)
 
-    writer.progress.start(len(planned), 0)
-    outcome = "interrupted"
-    try:
-        await asyncio.gather(*(one(i, p) for i, p in enumerate(planned, start=1)))
-        outcome = "storage" if writer.failure else "complete"
-    finally:
-        writer.progress.stop()
-        await gateway.aclose()
-        writer.finish(len(planned), outcome, extra={"ingest": {"conversations": len(planned)}})
+    trials = [one(i, p) for i, p in enumerate(planned, start=1)]
+    await judge_each(writer, gateway, trials, extra={"ingest": {"conversations": len(planned)}})
     return records
 
 
