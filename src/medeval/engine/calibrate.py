@@ -16,7 +16,7 @@ from medeval.calibration.reference import ReferenceAnswer, ReferenceSet
 from medeval.calibration.validity import Pair, Validity, validity
 from medeval.calls.gateway import CallSink, Gateway
 from medeval.engine.config import RunConfig
-from medeval.engine.orchestrator import NOT_A_MODEL, build_gateway
+from medeval.engine.panel import checked_gateway, judge_specs
 from medeval.engine.rescore import judge_answer
 
 REFERENCE_TARGET = "reference"
@@ -108,16 +108,13 @@ def calibrate(
     *,
     sink: CallSink | None = None,
 ) -> Calibration:
-    gateway = build_gateway(config, sink)
-    for spec in {config.judge_spec(i) for i in range(config.judge_count)} | {config.extractor_spec()}:
-        if spec not in NOT_A_MODEL:
-            gateway.adapter(spec)  # an unknown judge or a missing key stops here, before any call
+    gateway = checked_gateway(config, [*judge_specs(config), config.extractor_spec()], sink)
     answers = asyncio.run(_judge_all(reference, config, gateway))
     pairs = [Pair(item_id=a.id, human=a.human, judges=a.judges) for a in answers]
     return Calibration(
         reference=reference.path,
         reference_sha256=reference.sha256,
-        judges=[config.judge_spec(i) for i in range(config.judge_count)],
+        judges=judge_specs(config),
         extractor=config.extractor_spec(),
         answers=answers,
         validity=validity(pairs),

@@ -32,7 +32,7 @@ from medeval.calibration.reference import ReferenceAnswer, ReferenceSet
 from medeval.calls.gateway import CallSink, Gateway
 from medeval.engine.calibrate import calibration_config
 from medeval.engine.config import RunConfig
-from medeval.engine.orchestrator import NOT_A_MODEL, build_gateway
+from medeval.engine.panel import checked_gateway, judge_specs
 from medeval.engine.rescore import judge_answer
 from medeval.records.hashing import derive_seed
 from medeval.records.storage import utc_now
@@ -108,10 +108,7 @@ def probe_judge(
     sink: CallSink | None = None,
 ) -> JudgeProbes:
     """Every chosen probe for one judge panel (`config`), over the whole reference set."""
-    gateway = build_gateway(config, sink)
-    for spec in {config.judge_spec(i) for i in range(config.judge_count)} | {config.extractor_spec()}:
-        if spec not in NOT_A_MODEL:
-            gateway.adapter(spec)  # an unknown judge or a missing key stops here, before any call
+    gateway = checked_gateway(config, [*judge_specs(config), config.extractor_spec()], sink)
     arms = [
         arm
         for answer in reference.answers
@@ -135,7 +132,7 @@ def probe_judge(
     judge = config.judge_spec(0)
     return JudgeProbes(
         judge=judge,
-        panel=[config.judge_spec(i) for i in range(config.judge_count)],
+        panel=judge_specs(config),
         extractor=config.extractor_spec(),
         family=vendor_family(judge),
         probes=[probe_rate(p, answers) for p in PROBES if p in probes],
