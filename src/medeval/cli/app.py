@@ -17,6 +17,7 @@ from medeval.cli.ingest import ingest_command
 from medeval.cli.keys import keys_app
 from medeval.cli.models import models_command
 from medeval.cli.notice import RESEARCH_NOTICE
+from medeval.cli.options import Adjudicator, Extractor, JudgeCount, JudgeSpecs, Quiet, RunsOut
 from medeval.cli.plan import plan_command
 from medeval.cli.report import compare_command, report_command
 from medeval.cli.review import review_app
@@ -54,21 +55,16 @@ def run_command(
     target: Annotated[
         list[str] | None, typer.Option("--target", "-t", help="provider:model to evaluate")
     ] = None,
-    judge: Annotated[
-        list[str] | None,
-        typer.Option("--judge", "-j", help=f"Judge spec, repeatable (default {DEFAULT_JUDGE})"),
-    ] = None,
-    judges: Annotated[int, typer.Option("--judges", min=2, help="Independent verifiers per turn")] = 2,
-    extractor: Annotated[str | None, typer.Option(help="Extractor spec (default: first judge)")] = None,
-    adjudicator: Annotated[str | None, typer.Option(help="Model that breaks verifier ties")] = None,
+    judge: JudgeSpecs = None,
+    judges: JudgeCount = 2,
+    extractor: Extractor = None,
+    adjudicator: Adjudicator = None,
     questioner: Annotated[
         str | None, typer.Option(help="Model that paraphrases, where a scenario allows")
     ] = None,
     seed: Annotated[int, typer.Option(help="Run seed; every role's seed derives from it")] = 42,
     epochs: Annotated[int, typer.Option(min=1, help="Repetitions of each scenario and target")] = 1,
-    out_dir: Annotated[Path, typer.Option("--out", help="Parent directory of run directories")] = Path(
-        "runs"
-    ),
+    out_dir: RunsOut = Path("runs"),
     max_concurrency: Annotated[
         int, typer.Option(min=1, help="Calls in flight at once; twice as many trials are open")
     ] = 32,
@@ -113,7 +109,7 @@ def run_command(
     max_cost: Annotated[
         float | None, typer.Option(min=0, help="Budget in USD: refuse over it, stop launching at it")
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display")] = False,
+    quiet: Quiet = False,
     study: Annotated[
         Path | None, typer.Option(help="A study file (TOML) declaring the whole run; see docs/studies.md")
     ] = None,
@@ -264,13 +260,13 @@ def rescore(
     judges: Annotated[
         int | None, typer.Option("--judges", min=2, help="Verifiers per turn [default: 2]")
     ] = None,
-    extractor: Annotated[str | None, typer.Option(help="Extractor spec (default: first judge)")] = None,
-    adjudicator: Annotated[str | None, typer.Option(help="Model that breaks verifier ties")] = None,
+    extractor: Extractor = None,
+    adjudicator: Adjudicator = None,
     out_dir: Annotated[
         Path | None,
         typer.Option("--out", help="Parent directory of the new run (default: beside the source)"),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display")] = False,
+    quiet: Quiet = False,
     batch: Annotated[
         bool, typer.Option("--batch", help="Judges through provider batch APIs (cheaper, slower)")
     ] = False,
@@ -303,9 +299,7 @@ def rescore(
 
 @app.command()
 def demo(
-    out_dir: Annotated[Path, typer.Option("--out", help="Parent directory of run directories")] = Path(
-        "runs"
-    ),
+    out_dir: RunsOut = Path("runs"),
     seed: Annotated[int, typer.Option(help="Run seed")] = 42,
     season: Annotated[str, typer.Option(help="Plan year of the bundled keys: 2026 or 2027")] = "2026",
 ) -> None:

@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 
 from medeval.cli.notice import RESEARCH_NOTICE
+from medeval.cli.options import Adjudicator, Extractor, JudgeCount, JudgeSpecs, Quiet, RunsOut
 from medeval.engine.defaults import DEFAULT_JUDGE
 from medeval.errors import UserError
 from medeval.reporting.render.terminal import stdout_console
@@ -88,18 +89,13 @@ def ingest_command(
     attachment: Annotated[
         list[Path] | None, typer.Option(help="A screenshot or audio file for the whole set, recorded by hash")
     ] = None,
-    judge: Annotated[
-        list[str] | None,
-        typer.Option("--judge", "-j", help=f"Judge spec, repeatable (default {DEFAULT_JUDGE})"),
-    ] = None,
-    judges: Annotated[int, typer.Option("--judges", min=2, help="Independent verifiers per turn")] = 2,
-    extractor: Annotated[str | None, typer.Option(help="Extractor spec (default: first judge)")] = None,
-    adjudicator: Annotated[str | None, typer.Option(help="Model that breaks verifier ties")] = None,
+    judge: JudgeSpecs = None,
+    judges: JudgeCount = 2,
+    extractor: Extractor = None,
+    adjudicator: Adjudicator = None,
     seed: Annotated[int, typer.Option(help="Run seed; every judge's seed derives from it")] = 42,
-    out_dir: Annotated[Path, typer.Option("--out", help="Parent directory of run directories")] = Path(
-        "runs"
-    ),
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display")] = False,
+    out_dir: RunsOut = Path("runs"),
+    quiet: Quiet = False,
 ) -> None:
     """Judge conversations collected outside the harness (an app, a website, a counselor's call) into a
     run; makes no target calls."""
