@@ -97,45 +97,24 @@ def check_chain(path: Path, findings: list[Finding]) -> ChainState:
                     # Every record starts so, and so does any cut-off start of one: this line
                     # was never a record.
                     findings.append(
-                        Finding(
-                            severity="error",
-                            file=path.name,
-                            line=number,
-                            message="not a record (a line that no write of the run produced)",
-                        )
+                        _broken(path, number, "not a record (a line that no write of the run produced)")
                     )
                     return state
                 torn = number
                 continue
             if not isinstance(record, dict) or "hash" not in record or "prev_hash" not in record:
-                findings.append(
-                    Finding(severity="error", file=path.name, line=number, message="not a chained record")
-                )
+                findings.append(_broken(path, number, "not a chained record"))
                 return state
             if record_hash(record) != record["hash"]:
-                findings.append(
-                    Finding(
-                        severity="error",
-                        file=path.name,
-                        line=number,
-                        message=(
-                            f"record {state.records + 1} was changed: its content does not match its hash"
-                        ),
-                    )
-                )
+                message = f"record {state.records + 1} was changed: its content does not match its hash"
+                findings.append(_broken(path, number, message))
                 return state
             if record["prev_hash"] != expected:
-                findings.append(
-                    Finding(
-                        severity="error",
-                        file=path.name,
-                        line=number,
-                        message=(
-                            f"chain broken at record {state.records + 1}: prev_hash does not match the "
-                            "record before it (a record was deleted, inserted or reordered)"
-                        ),
-                    )
+                message = (
+                    f"chain broken at record {state.records + 1}: prev_hash does not match the record "
+                    "before it (a record was deleted, inserted or reordered)"
                 )
+                findings.append(_broken(path, number, message))
                 return state
             expected = record["hash"]
             state.add(expected)
@@ -173,6 +152,11 @@ def _stored_digest(line: bytes, expected: str) -> str | None:
     if line.find(b'"prev_hash":"' + expected.encode("ascii") + b'"', 0, start) < 0:
         return None
     return digest
+
+
+def _broken(path: Path, number: int, message: str) -> Finding:
+    """The error at the line where a chain stops being checkable."""
+    return Finding(severity="error", file=path.name, line=number, message=message)
 
 
 def _torn(path: Path, number: int, *, final: bool) -> Finding:
