@@ -271,35 +271,26 @@ def mean_difference(a: Sequence[float], b: Sequence[float], confidence: float = 
         )
     diff = mean_b - mean_a
     spread = (xa.var(ddof=1) if xa.size > 1 else 0.0) + (xb.var(ddof=1) if xb.size > 1 else 0.0)
-    if xa.size < 2 or xb.size < 2 or spread == 0.0:
-        # No within-sample variation: a t test is undefined, and calling a difference between two
-        # constant samples "certain" would overstate what a few sampled runs show.
-        p_value = None
-        return Difference(
-            a=mean_a,
-            b=mean_b,
-            n_a=xa.size,
-            n_b=xb.size,
-            difference=diff,
-            low=None,
-            high=None,
-            p_value=p_value,
-        )
-    with warnings.catch_warnings():
-        # Nearly identical samples make scipy warn about precision loss; the result is still right
-        # and the warning would only reach the terminal as noise.
-        warnings.simplefilter("ignore", RuntimeWarning)
-        result = scipy_stats.ttest_ind(xb, xa, equal_var=False)
-        ci = result.confidence_interval(confidence_level=confidence)
+    low = high = p_value = None
+    # With no within-sample variation a t test is undefined, and calling a difference between two
+    # constant samples "certain" would overstate what a few sampled runs show: no interval then.
+    if xa.size >= 2 and xb.size >= 2 and spread != 0.0:
+        with warnings.catch_warnings():
+            # Nearly identical samples make scipy warn about precision loss; the result is still
+            # right and the warning would only reach the terminal as noise.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            result = scipy_stats.ttest_ind(xb, xa, equal_var=False)
+            ci = result.confidence_interval(confidence_level=confidence)
+        low, high, p_value = float(ci.low), float(ci.high), float(result.pvalue)
     return Difference(
         a=mean_a,
         b=mean_b,
         n_a=xa.size,
         n_b=xb.size,
         difference=diff,
-        low=float(ci.low),
-        high=float(ci.high),
-        p_value=float(result.pvalue),
+        low=low,
+        high=high,
+        p_value=p_value,
     )
 
 
