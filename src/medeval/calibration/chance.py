@@ -28,13 +28,21 @@ from statsmodels.stats.proportion import proportion_confint
 from medeval.calibration.measures import Kappa
 
 
+def _counts(table: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """The table as floats, the number of groups it counts and the number of categories q."""
+    counts = np.asarray(table, dtype=float)
+    return counts, round(float(counts.sum())), counts.shape[0]
+
+
+def _no_groups() -> Kappa:
+    return Kappa(estimate=None, low=None, high=None, n=0, note="no groups to compare")
+
+
 def gwet_ac1(table: np.ndarray, confidence: float = 0.95) -> Kappa:
     """Gwet's AC1 of two raters from their q x q table of counts (rows rater A, columns rater B)."""
-    counts = np.asarray(table, dtype=float)
-    n = round(float(counts.sum()))
-    q = counts.shape[0]
+    counts, n, q = _counts(table)
     if n == 0:
-        return Kappa(estimate=None, low=None, high=None, n=0, note="no groups to compare")
+        return _no_groups()
     p = counts / counts.sum()
     pa = float(np.trace(p))
     pi = (p.sum(axis=1) + p.sum(axis=0)) / 2
@@ -54,11 +62,9 @@ def gwet_ac1(table: np.ndarray, confidence: float = 0.95) -> Kappa:
 
 def pabak(table: np.ndarray, confidence: float = 0.95) -> Kappa:
     """PABAK (Brennan-Prediger for q > 2) of two raters' q x q table, with its Wilson-based interval."""
-    counts = np.asarray(table, dtype=float)
-    n = round(float(counts.sum()))
-    q = counts.shape[0]
+    counts, n, q = _counts(table)
     if n == 0:
-        return Kappa(estimate=None, low=None, high=None, n=0, note="no groups to compare")
+        return _no_groups()
     agree = round(float(np.trace(counts)))
 
     def line(pa: float) -> float:
