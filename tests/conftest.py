@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -19,6 +21,18 @@ VOLATILE = {"trial_id", "run_id", "started_at", "finished_at", "hash", "prev_has
 def stable(record: dict[str, Any]) -> dict[str, Any]:
     """A trial record without the fields that differ between identical runs."""
     return {k: v for k, v in record.items() if k not in VOLATILE}
+
+
+def rules_benchmark() -> ModuleType:
+    """benchmarks/rules_agreement.py loaded as a module (benchmarks/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(
+        "rules_agreement", REPO / "benchmarks" / "rules_agreement.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def only_run(parent: Path) -> Path:

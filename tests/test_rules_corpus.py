@@ -3,16 +3,13 @@ recall (benchmarks/rules_agreement.py prints the figures; the floors sit a littl
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "rules_agreement.py"
+from .conftest import rules_benchmark
 
 # Measured with both SHIP keys written as the study's checklist: agreement 100% on 186 decided
 # groups, review rate 1.1%, Incorrect recall 100%. The corpus is the tuning set, so these are
@@ -22,18 +19,9 @@ REVIEW_CEILING = 0.04
 INCORRECT_RECALL_FLOOR = 0.96
 
 
-def benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("rules_agreement", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def figures() -> object:
-    bench = benchmark()
+    bench = rules_benchmark()
     return bench.code_corpus(bench.load(bench.CORPUS))
 
 
@@ -51,7 +39,7 @@ def test_the_corpus_covers_every_category_and_has_ids(figures: object) -> None:
 
 def coded_corpus(name: str) -> object:
     """One of benchmarks/corpus/'s files, coded by the rules coder."""
-    bench = benchmark()
+    bench = rules_benchmark()
     return bench.code_corpus(bench.load(bench.CORPUS.parent / name))
 
 
@@ -140,13 +128,13 @@ def test_rules_coder_reads_the_hard_cases_above_its_floors(hard_cases: object) -
 def test_cohen_kappa_matches_the_textbook_example() -> None:
     # 50 items, two raters: 20 yes/yes, 5 yes/no, 10 no/yes, 15 no/no: kappa = 0.4.
     pairs = [("y", "y")] * 20 + [("y", "n")] * 5 + [("n", "y")] * 10 + [("n", "n")] * 15
-    assert benchmark().cohen_kappa(pairs) == pytest.approx(0.4)
+    assert rules_benchmark().cohen_kappa(pairs) == pytest.approx(0.4)
 
 
 def test_the_direct_coding_agrees_with_the_judging_pipeline(tmp_path: Path) -> None:
     # The benchmark's fast path mirrors the scorer; on a sample of every style it must give the
     # category the harness's own pipeline (extractor, verifiers, adjudicator, scorer) gives.
-    bench = benchmark()
+    bench = rules_benchmark()
     rows = (
         bench.load(bench.CORPUS)[::8]
         + bench.load(bench.CORPUS.parent / "ship_wrong_details.jsonl")[::9]

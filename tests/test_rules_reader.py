@@ -4,11 +4,6 @@ study's rule codes it; and the structural reader's units (roles, lead-ins, table
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import pytest
 
 from medeval.agents import rules
@@ -16,23 +11,14 @@ from medeval.agents.rulecoder.structure import read_structure
 from medeval.scenarios.load import bundled_scenarios_dir, load_scenario
 from medeval.schemas import Scenario
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "rules_agreement.py"
-
-
-def _benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("rules_agreement", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from .conftest import rules_benchmark
 
 
 @pytest.fixture(scope="module")
 def code() -> object:
     """The study's category the coder gives one answer of the Medicare-only script's group."""
     scenario: Scenario = load_scenario(bundled_scenarios_dir() / "v1" / "ship_medicare_only.json")
-    category = _benchmark().category
+    category = rules_benchmark().category
 
     def coded(group: str, answer: str) -> str:
         got, _ = category(scenario, group, rules.code_answer(scenario, group, answer))
