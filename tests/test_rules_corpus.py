@@ -151,13 +151,13 @@ def test_the_direct_coding_agrees_with_the_judging_pipeline(tmp_path: Path) -> N
 # 158 answers shaped like 2026 chatbot output (markdown headings phrased as questions, lists under
 # lead-ins, tables, past-dated figures, refusals with a general sentence, invented plan specifics).
 # Measured before the structural reader: agreement 61.1% on 144 decided, review 8.9%, false
-# Incorrect 19.4% of decided, Incorrect caught 81.1%, Not Substantive caught 59.4%; after: 82.6% on
-# 144 decided, review 8.9%, false Incorrect 3.5%, Incorrect caught 89.2%, Not Substantive caught
+# Incorrect 19.4% of decided, Incorrect caught 81.1%, Not Substantive caught 59.4%; after: 90.3% on
+# 144 decided, review 8.9%, false Incorrect 2.8%, Incorrect caught 97.3%, Not Substantive caught
 # 84.4%. A tuning set (its held-out part is never read while tuning): the floors guard the reader.
-REAL_SHAPED_AGREEMENT_FLOOR = 0.80
-REAL_SHAPED_REVIEW_CEILING = 0.12
-REAL_SHAPED_RECALL_FLOOR = 0.86
-REAL_SHAPED_FALSE_INCORRECT_CEILING = 0.05
+REAL_SHAPED_AGREEMENT_FLOOR = 0.88
+REAL_SHAPED_REVIEW_CEILING = 0.11
+REAL_SHAPED_RECALL_FLOOR = 0.94
+REAL_SHAPED_FALSE_INCORRECT_CEILING = 0.04
 REAL_SHAPED_NS_RECALL_FLOOR = 0.80
 
 
