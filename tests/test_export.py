@@ -8,6 +8,7 @@ import re
 import shlex
 import shutil
 from pathlib import Path
+from typing import Literal
 
 import duckdb
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from medeval import api
 from medeval.engine.config import RunConfig
 from medeval.engine.orchestrator import RunResult, run
-from medeval.export import COLUMNS, TABLES
+from medeval.export import COLUMNS, TABLES, export_runs, views
 from medeval.export.cache import table_files
 
 from .conftest import REPO, SCENARIOS, medeval
@@ -144,3 +145,37 @@ def test_tables_are_built_once_and_again_when_the_run_changes(two_runs: Path, tm
     second = table_files(run_dir)
     assert second["groups"] != first["groups"] and second["groups"].is_file()
     assert not first["groups"].parent.exists()  # the old build was removed
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_streamed_export_equals_the_sorted_one(
+    two_runs: Path, tmp_path: Path, fmt: Literal["parquet", "csv"], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs with their own ids stream out of their stored tables, in the order a sort gives."""
+    runs = sorted(m.parent for m in (two_runs / "runs").glob("*/manifest.json"))[::-1]
+    streamed = export_runs(runs, tmp_path / "streamed", fmt)
+    monkeypatch.setattr(views, "_in_run_id_order", lambda _runs: None)
+    for path, other in zip(streamed, export_runs(runs, tmp_path / "sorted", fmt), strict=True):
+        if fmt == "csv":
+            assert path.read_bytes() == other.read_bytes()
+        else:
+            con = duckdb.connect()
+            assert (
+                con.execute(f"select * from '{path}'").fetchall()
+                == con.execute(f"select * from '{other}'").fetchall()
+            )
+
+
+def test_runs_sharing_a_run_id_are_sorted_together(two_runs: Path, tmp_path: Path) -> None:
+    """A copied run's rows interleave with its original's, so the export sorts them."""
+    runs = sorted(m.parent for m in (two_runs / "runs").glob("*/manifest.json"))
+    copy = tmp_path / "copy"
+    shutil.copytree(runs[0], copy, ignore=shutil.ignore_patterns(".cache"))
+    out = tmp_path / "out"
+    export_runs([copy, *runs], out, "parquet")
+    con = duckdb.connect()
+    for name in TABLES:
+        rows = con.execute(f"select * from '{out / f'{name}.parquet'}'").fetchall()
+        assert rows == con.execute(f"select * from '{out / f'{name}.parquet'}' order by all").fetchall()
+        counts = [con.execute(f"select count(*) from '{table_files(r)[name]}'").fetchone() for r in runs]
+        assert len(rows) == sum(c[0] for c in counts if c) + (counts[0] or (0,))[0]

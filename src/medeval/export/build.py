@@ -17,7 +17,7 @@ from typing import Any
 
 import duckdb
 
-from medeval.export.tables import COLUMNS, TABLES
+from medeval.export.tables import COLUMNS, ROW_GROUP, TABLES
 from medeval.records.storage import CALLS, MANIFEST, RESULTS
 from medeval.review.resolution import Resolution
 
@@ -199,7 +199,11 @@ def build_run_tables(run_dir: Path, out: Path) -> None:
             _load(con, run_dir, manifest, sizes, Path(scratch))
             for name in TABLES:
                 target = str(out / f"{name}.parquet").replace("'", "''")
-                con.execute(f"COPY ({_select(name)}) TO '{target}' (FORMAT parquet)")
+                # Stored in export order, so an export streams the files instead of sorting them.
+                con.execute(
+                    f"COPY ({_select(name)} ORDER BY ALL) TO '{target}' "
+                    f"(FORMAT parquet, ROW_GROUP_SIZE {ROW_GROUP})"
+                )
         finally:
             con.close()
 

@@ -115,3 +115,6 @@ COLUMNS: dict[str, dict[str, str]] = {
     },
 }
 TABLES = tuple(COLUMNS)
+#: Rows per Parquet row group, in the cached tables and in an export: a reader or writer holds one
+#: group at a time, so this (not the run's size) bounds their memory.
+ROW_GROUP = 16_384

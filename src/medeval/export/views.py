@@ -4,6 +4,7 @@ CSV. DuckDB does the work: reading, joining and writing never pass rows through 
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 from typing import Literal
@@ -13,7 +14,7 @@ import duckdb
 from medeval.errors import UserError
 from medeval.export.cache import table_files
 from medeval.export.sandbox import lock_down
-from medeval.export.tables import COLUMNS, TABLES
+from medeval.export.tables import COLUMNS, ROW_GROUP, TABLES
 from medeval.records.safe_output import csv_select
 from medeval.records.storage import MANIFEST
 
@@ -76,29 +77,58 @@ def connect(
 
 
 def export_runs(run_dirs: list[Path], out: Path, fmt: Format) -> list[Path]:
-    """One file per table in `out` (trials.parquet, groups.parquet...); returns the files written."""
+    """One file per table in `out` (trials.parquet, groups.parquet...), rows in ORDER BY ALL order;
+    returns the files written."""
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise UserError(
             f"cannot create {out} ({error.strerror or error}); pass --out with a writable folder"
         ) from None
-    con = connect(run_dirs)
+    ordered = _in_run_id_order(run_dirs)
     written = []
-    # Sorting a large table spills to a scratch folder rather than growing with the run.
     with tempfile.TemporaryDirectory(prefix="medeval-export-") as spill:
-        con.execute(f"SET temp_directory = '{_quoted(spill)}'")
-        con.execute(f"SET memory_limit = '{EXPORT_MEMORY_MIB}MiB'")
-        for name in TABLES:
-            path = out / f"{name}.{fmt}"
-            option = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
-            rows = f"SELECT * FROM {name} ORDER BY ALL"
-            if fmt == "csv":  # a formula-like cell is neutralised (records.safe_output)
-                rows = csv_select(rows, [c for c, t in COLUMNS[name].items() if t == "VARCHAR"])
-            con.execute(f"COPY ({rows}) TO '{_quoted(str(path))}' ({option})")
-            written.append(path)
-        con.close()
+        # One thread streams each file through in order, a row group at a time: memory stays flat
+        # however large the run. A sort (runs sharing a run id) spills to the scratch folder.
+        con = duckdb.connect(
+            ":memory:",
+            config={"threads": 1, "memory_limit": f"{EXPORT_MEMORY_MIB}MiB", "temp_directory": spill},
+        )
+        try:
+            connect(ordered or run_dirs, con)
+            for name in TABLES:
+                path = out / f"{name}.{fmt}"
+                option = (
+                    f"FORMAT parquet, ROW_GROUP_SIZE {ROW_GROUP}"
+                    if fmt == "parquet"
+                    else "FORMAT csv, HEADER true"
+                )
+                # Each run's cached table is stored sorted (export/build.py) and every table leads
+                # with run_id, so runs in run-id order are already in ORDER BY ALL order.
+                rows = f"SELECT * FROM {name}" + ("" if ordered else " ORDER BY ALL")
+                if fmt == "csv":  # a formula-like cell is neutralised (records.safe_output)
+                    rows = csv_select(rows, [c for c, t in COLUMNS[name].items() if t == "VARCHAR"])
+                con.execute(f"COPY ({rows}) TO '{_quoted(str(path))}' ({option})")
+                written.append(path)
+        finally:
+            con.close()
     return written
+
+
+def _in_run_id_order(run_dirs: list[Path]) -> list[Path] | None:
+    """The runs sorted by run id, or None when two share one (or one has none): then their rows
+    interleave in sorted order and the export sorts them."""
+    ids: dict[str, Path] = {}
+    for directory in run_dirs:
+        try:
+            run_id = json.loads((directory / MANIFEST).read_text(encoding="utf-8")).get("run_id")
+        except (OSError, ValueError, AttributeError):
+            return None
+        if not isinstance(run_id, str) or run_id in ids:
+            return None
+        ids[run_id] = directory
+    # Python orders text by code point, as DuckDB orders UTF-8 VARCHAR by its bytes.
+    return [ids[run_id] for run_id in sorted(ids)]
 
 
 def _quoted(text: str) -> str:
