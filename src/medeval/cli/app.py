@@ -355,6 +355,8 @@ def _one_line_warning(message: Warning | str, category: type[Warning], *_: objec
 
 
 def _load_env_file(path: Path) -> None:
+    if not path.exists():  # most commands run without one: skip loading the parser
+        return
     from dotenv import load_dotenv
 
     try:

@@ -20,7 +20,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from medeval.errors import UserError
-from medeval.records.audit import verify_run
 from medeval.records.hashing import sha256_text
 from medeval.records.redact import redact
 from medeval.records.storage import (
@@ -83,6 +82,9 @@ def run_problems(run_dir: Path) -> list[str]:
             return [str(p) for p in stored["problems"]]
     except (OSError, ValueError):
         pass
+    # The walk (and the pydantic model its findings use) loads only when the run changed.
+    from medeval.records.audit import verify_run
+
     problems = [str(f) for f in verify_run(run_dir) if f.severity == "error"]
     try:
         cache.parent.mkdir(exist_ok=True)
