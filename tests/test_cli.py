@@ -143,7 +143,8 @@ def test_demo_prints_the_summary(tmp_path: Path) -> None:
 
 def test_unreadable_env_file_is_one_line_error(tmp_path: Path) -> None:
     (tmp_path / ".env").write_bytes(b"OPENAI_API_KEY=\xff\xfe\n")
-    done = medeval("version", cwd=tmp_path)
+    # `version` answers before anything reads .env (start-up); a command that may need a key reads it.
+    done = medeval("models", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.startswith("error: ") and ".env: cannot read it as UTF-8 text" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
