@@ -42,6 +42,18 @@ def only_run(parent: Path) -> Path:
     return runs[0]
 
 
+def in_process(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
+    """The command line in this process (a subprocess costs seconds of imports): its exit code."""
+    from medeval.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["medeval", *args])
+    try:
+        main()
+    except SystemExit as done:
+        return int(done.code or 0)
+    return 0
+
+
 def medeval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """The command line in a subprocess, as a user runs it."""
     return subprocess.run(

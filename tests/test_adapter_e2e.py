@@ -5,16 +5,14 @@ through the real SDKs. The results must carry the served model version; calls.js
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from medeval.cli import main
 from medeval.testing.loopback import LoopbackServer
 from medeval.testing.openai_dialect import OPENAI
-from tests.conftest import SCENARIOS
+from tests.conftest import SCENARIOS, in_process
 from tests.servers.anthropic_server import ANTHROPIC
 from tests.servers.gemini_server import GEMINI
 from tests.servers.xai_grpc import XAIServer
@@ -56,15 +54,6 @@ def endpoints(monkeypatch: pytest.MonkeyPatch) -> Iterator[Endpoints]:
         yield Endpoints(openai, anthropic, google, xai)
 
 
-def medeval(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr(sys, "argv", ["medeval", *args])
-    try:
-        main()
-    except SystemExit as done:
-        return int(done.code or 0)
-    return 0
-
-
 def read_jsonl(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
@@ -82,7 +71,7 @@ def test_run_against_loopback_providers(
     endpoints: Endpoints, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, target: str, judge: str
 ) -> None:
     out = tmp_path / "runs"
-    code = medeval(
+    code = in_process(
         monkeypatch,
         *("run", "--scenario", str(SCENARIO), "--target", target, "--judge", judge),
         *("--out", str(out), "--no-cache", "--quiet"),
@@ -129,7 +118,7 @@ def test_retired_target_stops_before_any_call(
     endpoints: Endpoints, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "runs"
-    code = medeval(
+    code = in_process(
         monkeypatch,
         *("run", "--scenario", str(SCENARIO), "--target", "anthropic:claude-3-opus"),
         *("--judge", "openai:gpt-6-luna", "--out", str(out), "--no-cache", "--quiet"),
@@ -145,7 +134,7 @@ def test_retired_target_stops_before_any_call(
 def test_judge_that_is_the_target_under_an_alias_is_refused(
     endpoints: Endpoints, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = medeval(
+    code = in_process(
         monkeypatch,
         *("run", "--scenario", str(SCENARIO), "--target", "openai:gpt-4.1"),
         *("--judge", "openai:gpt-4.1-2025-04-14", "--out", str(tmp_path / "runs"), "--quiet"),
@@ -158,7 +147,7 @@ def test_judge_that_is_the_target_under_an_alias_is_refused(
 def test_missing_key_is_one_line_before_any_work(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = medeval(
+    code = in_process(
         monkeypatch,
         *("run", "--scenario", str(SCENARIO), "--target", "xai:grok-4.6", "--judge", "rules"),
         *("--out", str(tmp_path / "runs"), "--quiet"),
@@ -176,7 +165,7 @@ def test_models_command_shows_key_presence_never_the_value(
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEYS["ANTHROPIC_API_KEY"])
     monkeypatch.setenv("COLUMNS", "250")
-    assert medeval(monkeypatch, "models", "--as-of", "2026-11-22") == 0
+    assert in_process(monkeypatch, "models", "--as-of", "2026-11-22") == 0
     shown = capsys.readouterr().out
     assert KEYS["ANTHROPIC_API_KEY"] not in shown
     assert "set (ANTHROPIC_API_KEY)" in shown and "missing: set XAI_API_KEY" in shown
@@ -191,6 +180,6 @@ def test_keys_come_from_a_dotenv_file(
     # conftest chdirs into tmp_path; cli.main loads ./.env without overriding the environment.
     (tmp_path / ".env").write_text(f"XAI_API_KEY={KEYS['XAI_API_KEY']}\n")
     monkeypatch.setenv("COLUMNS", "250")
-    assert medeval(monkeypatch, "models") == 0
+    assert in_process(monkeypatch, "models") == 0
     shown = capsys.readouterr().out
     assert "set (XAI_API_KEY)" in shown and KEYS["XAI_API_KEY"] not in shown

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -20,10 +19,10 @@ from medeval.adapters.citations import gemini_citations, openai_citations
 from medeval.adapters.google_api import GoogleAdapter
 from medeval.adapters.openai_api import OpenAIAdapter
 from medeval.adapters.xai_api import XAIAdapter
-from medeval.cli import main
 from medeval.scenarios.load import bundled_scenarios_dir
 from medeval.testing.loopback import LoopbackServer
 from medeval.testing.wire import SEARCH_SOURCE
+from tests.conftest import in_process
 from tests.servers.anthropic_server import ANTHROPIC
 from tests.servers.gemini_server import GEMINI
 from tests.servers.helpers import SECRET, chat
@@ -179,18 +178,9 @@ def test_openai_annotations_are_placed_across_parts() -> None:
 SCENARIO = bundled_scenarios_dir() / "v1" / "ship_medicare_only.json"
 
 
-def cli(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr(sys, "argv", ["medeval", *args])
-    try:
-        main()
-    except SystemExit as done:
-        return int(done.code or 0)
-    return 0
-
-
 def run(monkeypatch: pytest.MonkeyPatch, out: Path, *extra: str) -> int:
     targets = ["--target", "fake:accurate", "--target", "fake:outdated"]
-    return cli(
+    return in_process(
         monkeypatch, "run", "--scenario", str(SCENARIO), *targets, "--out", str(out), "--quiet", *extra
     )
 
@@ -209,7 +199,7 @@ def test_a_search_enabled_run_stores_citations_and_the_report_flags_the_target(
     assert by_target["fake:accurate"]["target"]["settings"]["web_search"] is True
     assert not any(t.get("citations") for t in by_target["fake:outdated"]["conversation"])
     assert "web_search" not in by_target["fake:outdated"]["target"]["settings"]
-    assert cli(monkeypatch, "report", str(directory)) == 0
+    assert in_process(monkeypatch, "report", str(directory)) == 0
     markdown = (directory / "report" / "report.md").read_text(encoding="utf-8")
     assert "| fake:accurate (web search) |" in markdown and "| fake:outdated |" in markdown
     assert (
@@ -234,7 +224,7 @@ def test_a_provider_without_a_search_tool_is_refused_before_any_call(
 ) -> None:
     monkeypatch.setenv("OPENAI_COMPATIBLE_BASE_URL", "http://127.0.0.1:9/v1")
     out = tmp_path / "runs"
-    code = cli(
+    code = in_process(
         monkeypatch,
         "run",
         "--scenario",
