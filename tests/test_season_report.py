@@ -29,15 +29,30 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     return season_run("v1", out), season_run("v2027", out), out
 
 
-def test_a_report_of_two_seasons_sets_them_side_by_side(runs: tuple[Path, Path, Path]) -> None:
-    old, new, out = runs
-    done = medeval("report", str(old), str(new), "--out", str(out / "report"), cwd=out)
+def report(out: Path, name: str, *run_dirs: Path) -> Path:
+    """`medeval report` of the runs into out/NAME: that folder."""
+    done = medeval("report", *map(str, run_dirs), "--out", str(out / name), cwd=out)
     assert done.returncode == 0, done.stderr
-    markdown = (out / "report" / "report.md").read_text(encoding="utf-8")
-    section = markdown.split("## Season over season: 2026 keys and 2027 keys", 1)[1].split("\n## ", 1)[0]
-    assert "v1 folder, version 1.0.0" in section and "v2027 folder, version 2027.1.0" in section
-    assert "--drift" in section and "| fake:accurate | A&C |" in section
-    rows = list(csv.DictReader((out / "report" / "seasons.csv").open(encoding="utf-8")))
+    return out / name
+
+
+@pytest.fixture(scope="module")
+def both(runs: tuple[Path, Path, Path]) -> Path:
+    """One report of both seasons' runs, for every test that reads one."""
+    old, new, out = runs
+    return report(out, "both", old, new)
+
+
+def section(markdown: str, heading: str) -> str:
+    return markdown.split(f"## {heading}", 1)[1].split("\n## ", 1)[0]
+
+
+def test_a_report_of_two_seasons_sets_them_side_by_side(both: Path) -> None:
+    markdown = (both / "report.md").read_text(encoding="utf-8")
+    seasons = section(markdown, "Season over season: 2026 keys and 2027 keys")
+    assert "v1 folder, version 1.0.0" in seasons and "v2027 folder, version 2027.1.0" in seasons
+    assert "--drift" in seasons and "| fake:accurate | A&C |" in seasons
+    rows = list(csv.DictReader((both / "seasons.csv").open(encoding="utf-8")))
     assert {r["target"] for r in rows} == set(TARGETS)
     assert {(r["earlier_season"], r["later_season"]) for r in rows} == {("2026", "2027")}
     # The same answers, read with the 2027 key: the 2026 cap stated as current is no longer A&C.
@@ -59,29 +74,24 @@ def test_a_report_of_two_seasons_sets_them_side_by_side(runs: tuple[Path, Path, 
         "incorrect",
     }
     assert next(r for r in pooled if r["category"] == "not_substantive")["difference"] == "0.0"
-    html = (out / "report" / "report.html").read_text(encoding="utf-8")
+    html = (both / "report.html").read_text(encoding="utf-8")
     assert 'id="seasons-2026-2027"' in html and "v2027 folder" in html
     assert "medeval compare EARLIER_RUN LATER_RUN --drift separates" in html  # plain text, no backticks
 
 
-def test_the_headline_of_two_seasons_has_a_row_per_season(runs: tuple[Path, Path, Path]) -> None:
-    old, new, out = runs
-    done = medeval("report", str(old), str(new), "--out", str(out / "both"), cwd=out)
-    assert done.returncode == 0, done.stderr
-    markdown = (out / "both" / "report.md").read_text(encoding="utf-8")
-    headline = markdown.split("## Headline", 1)[1].split("\n## ", 1)[0]
+def test_the_headline_of_two_seasons_has_a_row_per_season(both: Path) -> None:
+    headline = section((both / "report.md").read_text(encoding="utf-8"), "Headline")
     for target in TARGETS:
         assert f"| {target} (2026 keys) |" in headline and f"| {target} (2027 keys) |" in headline
         assert f"| {target} |" not in headline  # never one row pooling both seasons
     assert "judged with 2 seasons' keys (2026, 2027)" in headline and "never pooled" in headline
-    paper = (out / "both" / "headline.csv").read_text(encoding="utf-8")
+    paper = (both / "headline.csv").read_text(encoding="utf-8")
     assert "fake:accurate (2026 keys)" in paper and "fake:accurate (2027 keys)" in paper
 
 
 def test_a_report_of_one_season_has_no_season_section(runs: tuple[Path, Path, Path]) -> None:
     _, new, out = runs
-    done = medeval("report", str(new), "--out", str(out / "one"), cwd=out)
-    assert done.returncode == 0, done.stderr
-    markdown = (out / "one" / "report.md").read_text(encoding="utf-8")
+    one = report(out, "one", new)
+    markdown = (one / "report.md").read_text(encoding="utf-8")
     assert "Season over season" not in markdown and "(2027 keys)" not in markdown
-    assert not (out / "one" / "seasons.csv").exists()
+    assert not (one / "seasons.csv").exists()
