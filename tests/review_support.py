@@ -16,7 +16,8 @@ from medeval.calls.cache import CacheMode
 from medeval.cli import main
 from medeval.engine.config import RunConfig
 from medeval.engine.orchestrator import run
-from medeval.review.export import CODES_FORMAT
+from medeval.review.export import CODES_FORMAT, make_export
+from medeval.review.importing import import_codes
 from tests.conftest import SCENARIOS
 
 DEMO_TARGETS = ["fake:accurate", "fake:incomplete", "fake:outdated"]
@@ -89,3 +90,19 @@ def codes_file(
 def flip(category: str) -> str:
     """Another of the four categories, so a coder's code differs from the judges'."""
     return "incorrect" if category != "incorrect" else "accurate_complete"
+
+
+def code_audit_sample(run_dir: Path, folder: Path) -> int:
+    """Alice codes the run's whole audit sample (half its groups), differing from the judges on
+    every fourth item: the codes a corrected-rate report reads. The number of items coded."""
+    items = [i for i in make_export(run_dir, 0.5, 3, blind=False).items if i.selection == "audit"]
+    entries = [
+        {
+            "item_id": item.item_id,
+            "item_hash": item.item_hash,
+            "category": flip(item.judge_category) if n % 4 == 0 else item.judge_category,
+        }
+        for n, item in enumerate(items)
+    ]
+    import_codes(run_dir, codes_file(folder / "codes.json", items[0].run_id, entries), "alice")
+    return len(items)

@@ -10,10 +10,8 @@ import pytest
 
 from medeval.reporting.build import build_report
 from medeval.reporting.render.paper import tex, to_csv, to_latex
-from medeval.review.export import make_export
-from medeval.review.importing import import_codes
 
-from .review_support import codes_file, flip, fresh_copy, make_demo_run
+from .review_support import code_audit_sample, fresh_copy, make_demo_run
 
 
 @pytest.fixture(scope="module")
@@ -45,16 +43,7 @@ def test_figures_become_three_numeric_csv_columns_and_one_latex_cell() -> None:
 
 def test_report_writes_headline_and_group_tables_with_footnotes(demo_source: Path, tmp_path: Path) -> None:
     demo = fresh_copy(demo_source, tmp_path / "runs")
-    items = [i for i in make_export(demo, 0.5, 3, blind=False).items if i.selection == "audit"]
-    entries = [
-        {
-            "item_id": i.item_id,
-            "item_hash": i.item_hash,
-            "category": flip(i.judge_category) if n % 4 == 0 else i.judge_category,
-        }
-        for n, i in enumerate(items)
-    ]
-    import_codes(demo, codes_file(tmp_path / "codes.json", items[0].run_id, entries), "alice")
+    code_audit_sample(demo, tmp_path)
     out = build_report([demo], tmp_path / "report").directory
     headline = (out / "headline.tex").read_text(encoding="utf-8")
     assert r"\begin{tabular}{llrrrrrr}" in headline and r"\bottomrule" in headline

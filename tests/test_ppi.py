@@ -16,10 +16,8 @@ from medeval.reporting.stats.ppi import (
     difference_from_published,
 )
 from medeval.reporting.tables.corrected import Corrected, CorrectedTarget
-from medeval.review.export import make_export
-from medeval.review.importing import import_codes
 
-from .review_support import codes_file, flip, fresh_copy, make_demo_run, read_csv
+from .review_support import code_audit_sample, fresh_copy, make_demo_run, read_csv
 
 #: True category shares (A&C, SBI, NS, Incorrect) and the judge's misclassification matrix
 #: (rows: truth, columns: the judge's call). The judge under-calls A&C and over-calls Incorrect.
@@ -129,25 +127,16 @@ def test_report_shows_judges_and_corrected_rates_with_the_codes(demo_source: Pat
     assert "uncorrected for judge error: people have coded no random audit sample" in before
     assert not (tmp_path / "before" / "corrected.csv").exists()
 
-    items = [i for i in make_export(demo, 0.5, 3, blind=False).items if i.selection == "audit"]
-    entries = [
-        {
-            "item_id": item.item_id,
-            "item_hash": item.item_hash,
-            "category": flip(item.judge_category) if n % 4 == 0 else item.judge_category,
-        }
-        for n, item in enumerate(items)
-    ]
-    import_codes(demo, codes_file(tmp_path / "codes.json", items[0].run_id, entries), "alice")
+    coded = code_audit_sample(demo, tmp_path)
     after = build_report([demo], tmp_path / "after")
     markdown = after.markdown.read_text(encoding="utf-8")
     section = markdown.split("### Corrected for judge error", 1)[1]
     assert "A&C, judges | A&C, corrected" in section
-    assert f"on {len(items)} people's codes" in section
+    assert f"on {coded} people's codes" in section
     # 20 groups per target cannot give +/-5 points however many are coded.
     assert "coding every decided group would not bring them to ±5 points: more trials are needed" in section
     rows = read_csv(after.directory / "corrected.csv")
-    assert sum(int(r["audit_codes"]) for r in rows if r["category"] == "A&C") == len(items)
+    assert sum(int(r["audit_codes"]) for r in rows if r["category"] == "A&C") == coded
     assert all(r["corrected_low"] and r["corrected_high"] for r in rows)
     html = after.html.read_text(encoding="utf-8")
     assert 'id="corrected-rates"' in html and 'id="corrected-pairs"' in html
