@@ -107,6 +107,12 @@ def span_pairs(value: Any) -> list[tuple[int, int]]:
     return pairs
 
 
+def key_name(scenario_id: str, sha256: str = "") -> str:
+    """The page's name for the answer key a trial was judged with: the scenario id, plus the key
+    file's sha256 when it was recorded (two seasons' keys share the id)."""
+    return f"{scenario_id}@{sha256[:16]}" if sha256 else scenario_id
+
+
 class ScenarioRef(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -258,7 +264,7 @@ class Corpus:
         by_dir = {str(s.directory): s for s in self.snapshots}
         for run_dir, spec, models in served:
             by_dir[run_dir].served_models[spec] = list(models)
-        self._scenario_cache: dict[str, Scenario | None] = {}
+        self._scenario_cache: dict[tuple[str, str, str], Scenario | None] = {}
 
     def _load_trials(self) -> int:
         files = _sql_list(self.result_files)
@@ -314,7 +320,8 @@ class Corpus:
         # judge_index, its first field), and the question group of each turn: agreement and failure
         # queries then need no regrouping.
         self.con.execute(
-            "CREATE TABLE final_claims AS SELECT t.trial_id, t.scenario_id, t.target.spec AS target, "
+            "CREATE TABLE final_claims AS SELECT t.trial_id, t.scenario_id, t.scenario_sha256, "
+            "t.target.spec AS target, "
             "fc.claim_id, fc.turn_id, fc.label, fc.evidence, fc.severity, fc.unanimous, "
             "list_transform(list_sort(fc.votes), lambda v: v.label) AS labels "
             "FROM trials t, unnest(t.final_claims) AS u(fc)"
@@ -367,19 +374,25 @@ class Corpus:
         ).fetchall()
         return {r[0]: (r[2] or [], r[3] or []) for r in rows if (r[0], r[1]) not in self.superseded}
 
-    def scenario(self, scenario_id: str) -> Scenario | None:
-        """The answer key of a scenario, from the file its manifest names (None if gone or invalid)."""
-        if scenario_id not in self._scenario_cache:
+    def scenario(self, scenario_id: str, sha256: str = "", version: str = "") -> Scenario | None:
+        """The answer key a trial was judged with, from the file its manifest names (None if gone or
+        invalid). Runs on two seasons' keys share scenario ids: the trial's recorded sha256 (or else
+        its version) picks the key; with neither, the first run's key."""
+        cache_key = (scenario_id, sha256, version)
+        if cache_key not in self._scenario_cache:
+            refs = [r for s in self.snapshots for r in s.scenarios if r.scenario_id == scenario_id and r.path]
+            exact = [r for r in refs if sha256 and r.sha256 == sha256]
+            exact = exact or [r for r in refs if version and r.version == version]
             found: Scenario | None = None
-            for snapshot in self.snapshots:
-                for ref in snapshot.scenarios:
-                    if ref.scenario_id == scenario_id and ref.path and found is None:
-                        path = Path(ref.path)
-                        if path.is_file():
-                            loaded, problems = scenario_problems(path)
-                            found = loaded if not problems else None
-            self._scenario_cache[scenario_id] = found
-        return self._scenario_cache[scenario_id]
+            for ref in exact or refs:
+                path = Path(ref.path)
+                if path.is_file():
+                    loaded, problems = scenario_problems(path)
+                    found = loaded if not problems else None
+                if found is not None:
+                    break
+            self._scenario_cache[cache_key] = found
+        return self._scenario_cache[cache_key]
 
     def records(self, limit: int | None = None) -> Iterator[TrialRecord]:
         """Whole trial records for the transcripts, in file order; unreadable ones are skipped."""

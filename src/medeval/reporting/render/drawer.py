@@ -18,7 +18,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from medeval.reporting.loading.run import Corpus
+from medeval.reporting.loading.run import Corpus, key_name
 from medeval.reporting.render.safe_markdown import defang, render
 from medeval.reporting.tables.findings import fact_ref
 from medeval.reporting.tables.questions import drawer_key, script_of
@@ -50,27 +50,30 @@ def _items(group: GroupResult) -> list[list[Any]]:
 
 
 class _Facts:
-    """Each cited or checked fact's text and source once per page, by scenario and fact id: a fact
-    is named by hundreds of claims and items, and the entries carry only its id."""
+    """Each cited or checked fact's text and source once per page, by answer key (`key_name`: the
+    scenario id and the key file's sha256, as two seasons' keys share ids) and fact id: a fact is
+    named by hundreds of claims and items, and the entries carry only its id."""
 
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
         self.table: dict[str, dict[str, list[str]]] = {}
 
-    def note(self, scenario_id: str, fact_ids: Iterable[str]) -> list[str]:
-        known = self.table.setdefault(scenario_id, {})
+    def note(self, record: TrialRecord, fact_ids: Iterable[str]) -> list[str]:
+        sha256 = record.scenario_sha256
+        known = self.table.setdefault(key_name(record.scenario_id, sha256), {})
         ids = list(fact_ids)
         for fact_id in ids:
             if fact_id not in known:
-                ref = fact_ref(self.corpus, scenario_id, fact_id)
-                known[fact_id] = [defang(ref.text), defang(fact_source(self.corpus, scenario_id, fact_id))]
+                ref = fact_ref(self.corpus, record.scenario_id, fact_id, sha256=sha256)
+                source = fact_source(self.corpus, record.scenario_id, fact_id, sha256)
+                known[fact_id] = [defang(ref.text), defang(source)]
         return ids
 
 
-def fact_source(corpus: Corpus, scenario_id: str, fact_id: str) -> str:
+def fact_source(corpus: Corpus, scenario_id: str, fact_id: str, sha256: str = "") -> str:
     """The answer key's source of a fact, with the date its figure holds from when the key says."""
-    source = fact_ref(corpus, scenario_id, fact_id).source
-    scenario = corpus.scenario(scenario_id)
+    source = fact_ref(corpus, scenario_id, fact_id, sha256=sha256).source
+    scenario = corpus.scenario(scenario_id, sha256)
     fact = scenario.fact(fact_id) if scenario is not None else None
     if fact is not None and fact.effective_date is not None:
         return f"{source} (effective {fact.effective_date.isoformat()})"
@@ -105,7 +108,7 @@ def _entry(record: TrialRecord, group: GroupResult, facts: _Facts, decided: str)
                     [
                         f"#{vote.judge_index + 1} {judge}",
                         vote.label.value if vote.label else "abstained",
-                        facts.note(record.scenario_id, vote.evidence),
+                        facts.note(record, vote.evidence),
                     ]
                 )
             claims_out.append(
@@ -113,18 +116,20 @@ def _entry(record: TrialRecord, group: GroupResult, facts: _Facts, decided: str)
                     "verdict": verdict,
                     "text": defang(claim.text),
                     "votes": votes,
-                    "facts": facts.note(record.scenario_id, final.evidence if final else []),
+                    "facts": facts.note(record, final.evidence if final else []),
                     "by": final.decided_by if final else "none",
                 }
             )
         answers.append(str(render(turn.text, spans)))
     items = _items(group)
-    facts.note(record.scenario_id, [item[0] for item in items])
+    facts.note(record, [item[0] for item in items])
     return {
         "trial": record.trial_id,
         "epoch": record.epoch,
         "variant": record.variant or "",
         "scenario": record.scenario_id,
+        "key": key_name(record.scenario_id, record.scenario_sha256),
+        "version": record.scenario_version,
         "category": group.ship_category.value,
         "label": LABELS.get(group.ship_category.value, group.ship_category.value),
         "decided": decided,
@@ -139,7 +144,8 @@ def _entry(record: TrialRecord, group: GroupResult, facts: _Facts, decided: str)
 def drawer_entries(
     corpus: Corpus, records: Iterable[TrialRecord], decided: dict[tuple[str, str], str] | None = None
 ) -> dict[str, Any]:
-    """{"rows": drawer key -> entries by epoch, "facts": scenario -> fact id -> [text, source]}.
+    """{"rows": drawer key -> entries by epoch, "facts": answer key (key_name) -> fact id -> [text,
+    source]}.
     `records` carry their final categories; `decided` says who decided each (trial, group)."""
     out: dict[str, list[dict[str, Any]]] = {}
     facts = _Facts(corpus)

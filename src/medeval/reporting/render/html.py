@@ -19,7 +19,7 @@ from markupsafe import Markup, escape
 
 from medeval.records.redact import redact
 from medeval.reporting.loading.baseline import SHIP_CATEGORIES, baseline_citation, group_sort_key
-from medeval.reporting.loading.run import Corpus
+from medeval.reporting.loading.run import Corpus, key_name
 from medeval.reporting.render.charts import CATEGORY_COLOURS, CATEGORY_LABELS
 from medeval.reporting.render.corrected import CELLS
 from medeval.reporting.render.drawer import LABELS, drawer_blocks, drawer_entries, embedded_block, fact_source
@@ -155,6 +155,8 @@ def trial_view(
     return {
         "record": record,
         "dom_id": prefix,
+        # The answer key this trial was judged with, as the page's fact glossary names it.
+        "key": key_name(record.scenario_id, record.scenario_sha256),
         "turns": turns,
         "groups": groups,
         "group_cats": " ".join(f"{g.question_group}:{g.ship_category.value}" for g in record.groups),
@@ -186,13 +188,15 @@ def fact_glossary(corpus: Corpus, trials: list[dict[str, Any]]) -> Markup:
     trials small. The script fills a trial's fact lists when the trial is opened (or printed)."""
     glossary: dict[str, dict[str, list[str]]] = {}
     for view in trials:
-        scenario_id = view["record"].scenario_id
+        scenario_id, sha256 = view["record"].scenario_id, view["record"].scenario_sha256
         ids = {f for t in view["turns"] for c in t["claims"] for f in c["facts"]}
         ids |= {f for g in view["groups"] for f in g["missed"]}
-        known = glossary.setdefault(scenario_id, {})
+        # By the key the trial was judged with: two seasons' keys share scenario ids.
+        known = glossary.setdefault(view["key"], {})
         for fact_id in ids - known.keys():
-            text = fact_ref(corpus, scenario_id, fact_id).text
-            known[fact_id] = [str(safe_text(text)), str(safe_text(fact_source(corpus, scenario_id, fact_id)))]
+            text = fact_ref(corpus, scenario_id, fact_id, sha256=sha256).text
+            source = fact_source(corpus, scenario_id, fact_id, sha256)
+            known[fact_id] = [str(safe_text(text)), str(safe_text(source))]
     # Escaped HTML inside JSON, decoded by the script with textContent; "</" cannot end the block.
     return Markup(json.dumps(glossary, ensure_ascii=True, sort_keys=True).replace("</", "<\\/"))
 

@@ -16,7 +16,7 @@ from medeval.reporting.render.pairs import consistency_markdown, pairs_markdown
 from medeval.reporting.render.people import markdown_lines as human_lines
 from medeval.reporting.render.provenance import provenance_markdown
 from medeval.reporting.render.seasons import seasons_markdown
-from medeval.reporting.tables.findings import LIST_CAP, FactRef
+from medeval.reporting.tables.findings import LIST_CAP, FactRef, key_labels
 from medeval.reporting.tables.model import ReportData, ReportPaths
 from medeval.reporting.tables.run_tables import LEFT_OUT, POOLED, POOLED_OTHER, ShipRow
 from medeval.reporting.tables.sensitivity import sensitivity_lines
@@ -203,7 +203,8 @@ def fact_count_table(count_header: str, items: Sequence[FactRef]) -> list[str]:
     """Facts with how often they were missed or contradicted, each with its text and source."""
     if not items:
         return ["None.", ""]
-    rows = [(m.count, m.scenario_id, m.fact_id, m.text, m.source) for m in items]
+    labels = key_labels(items)
+    rows = [(m.count, label, m.fact_id, m.text, m.source) for m, label in zip(items, labels, strict=True)]
     return table((count_header, "Scenario", "Fact", "Fact text", "Source"), rows)
 
 

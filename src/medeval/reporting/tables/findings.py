@@ -3,6 +3,7 @@ judge agreement, paired target comparisons, token use and unscored items."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
@@ -32,6 +33,8 @@ class FactRef(BaseModel):
     count: int
     text: str
     source: str
+    #: The version of the answer key the fact was read from ("" when the file is gone).
+    version: str = ""
 
 
 class Exemplar(BaseModel):
@@ -95,21 +98,19 @@ class Findings(BaseModel):
     pairs: list[PairRow]
 
 
-def fact_ref(corpus: Corpus, scenario_id: str, fact_id: str, count: int = 0) -> FactRef:
-    """The fact's text and source from the scenario file; a placeholder when the file is gone."""
-    scenario = corpus.scenario(scenario_id)
+def fact_ref(corpus: Corpus, scenario_id: str, fact_id: str, count: int = 0, sha256: str = "") -> FactRef:
+    """The fact's text and source from the answer key the trial was judged with (its recorded
+    sha256); a placeholder when the file is gone."""
+    scenario = corpus.scenario(scenario_id, sha256)
     if scenario is not None:
+        known = {"scenario_id": scenario_id, "fact_id": fact_id, "count": count, "version": scenario.version}
         fact = scenario.fact(fact_id)
         if fact is not None:
-            return FactRef(
-                scenario_id=scenario_id, fact_id=fact_id, count=count, text=fact.statement, source=fact.source
-            )
+            return FactRef(**known, text=fact.statement, source=fact.source)
         disallowed = scenario.disallowed(fact_id)
         if disallowed is not None:
             return FactRef(
-                scenario_id=scenario_id,
-                fact_id=fact_id,
-                count=count,
+                **known,
                 text=f"Disallowed claim: {disallowed.text}",
                 source=disallowed.rationale or "answer key",
             )
@@ -120,6 +121,18 @@ def fact_ref(corpus: Corpus, scenario_id: str, fact_id: str, count: int = 0) -> 
         text="(fact text unavailable: the scenario file named in the manifest was not found)",
         source="",
     )
+
+
+def key_labels(items: Sequence[FactRef]) -> list[str]:
+    """Each fact's scenario, with its key's version where the list holds two keys of one scenario
+    (two seasons' keys share scenario ids)."""
+    versions: dict[str, set[str]] = {}
+    for m in items:
+        versions.setdefault(m.scenario_id, set()).add(m.version)
+    return [
+        f"{m.scenario_id} (version {m.version})" if len(versions[m.scenario_id]) > 1 else m.scenario_id
+        for m in items
+    ]
 
 
 def _error_categories(corpus: Corpus) -> list[tuple[str, int]]:
@@ -134,33 +147,35 @@ def _error_categories(corpus: Corpus) -> list[tuple[str, int]]:
 
 def _missed_points(corpus: Corpus) -> list[FactRef]:
     rows = corpus.query(
-        "SELECT scenario_id, p, count(*) FROM trial_groups, unnest(missing_required_points) AS u(p) "
-        f"WHERE {SCORED_FILTER} GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT {TOP}"
+        "SELECT scenario_id, p, count(*), scenario_sha256 FROM trial_groups, "
+        f"unnest(missing_required_points) AS u(p) WHERE {SCORED_FILTER} GROUP BY 1, 2, 4 "
+        f"ORDER BY 3 DESC, 1, 2, 4 LIMIT {TOP}"
     )
-    return [fact_ref(corpus, s, f, c) for s, f, c in rows]
+    return [fact_ref(corpus, s, f, c, key or "") for s, f, c, key in rows]
 
 
 def _contradicted(corpus: Corpus) -> list[FactRef]:
     rows = corpus.query(
-        "SELECT scenario_id, e, count(*) FROM final_claims, unnest(evidence) AS v(e) "
-        f"WHERE label = 'CONTRADICTED' GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT {TOP}"
+        "SELECT scenario_id, e, count(*), scenario_sha256 FROM final_claims, unnest(evidence) AS v(e) "
+        f"WHERE label = 'CONTRADICTED' GROUP BY 1, 2, 4 ORDER BY 3 DESC, 1, 2, 4 LIMIT {TOP}"
     )
-    return [fact_ref(corpus, s, f, c) for s, f, c in rows]
+    return [fact_ref(corpus, s, f, c, key or "") for s, f, c, key in rows]
 
 
 def _exemplars(corpus: Corpus) -> list[Exemplar]:
-    """The most severe contradicted claims, one per (scenario, first cited fact), worst first."""
+    """The most severe contradicted claims, one per (scenario, key, first cited fact), worst first,
+    each fact read from the key its trial was judged with."""
     rank = _SEVERITY_RANK
     rows = corpus.query(
-        "SELECT trial_id, target, scenario_id, claim_id, turn_id, evidence, severity FROM ("
-        "SELECT *, row_number() OVER (PARTITION BY scenario_id, evidence[1] "
+        "SELECT trial_id, target, scenario_id, claim_id, turn_id, evidence, severity, scenario_sha256 FROM ("
+        "SELECT *, row_number() OVER (PARTITION BY scenario_id, scenario_sha256, evidence[1] "
         f"ORDER BY {rank} DESC, trial_id, claim_id) AS pick, {rank} AS rank "
         "FROM final_claims WHERE label = 'CONTRADICTED') "
         f"WHERE pick = 1 ORDER BY rank DESC, trial_id, claim_id LIMIT {EXEMPLARS}"
     )
     texts = corpus.texts(sorted({r[0] for r in rows}))
     out = []
-    for trial_id, target, scenario_id, claim_id, turn_id, evidence, severity in rows:
+    for trial_id, target, scenario_id, claim_id, turn_id, evidence, severity, key in rows:
         conversation, claims = texts.get(trial_id, ([], []))
         answer = _turn_text(conversation, "assistant", turn_id)
         claim = next((c for c in claims if c["claim_id"] == claim_id), None)
@@ -177,7 +192,7 @@ def _exemplars(corpus: Corpus) -> list[Exemplar]:
                 question=_turn_text(conversation, "user", turn_id) or "",
                 quote=quote,
                 severity=severity or "none",
-                facts=[fact_ref(corpus, scenario_id, e) for e in evidence],
+                facts=[fact_ref(corpus, scenario_id, e, sha256=key or "") for e in evidence],
             )
         )
     return out
