@@ -224,5 +224,6 @@ def non_answer_kind(kinds: list[SentenceKind]) -> NonAnswer | None:
 
 def names_resource(text: str) -> bool:
     """Whether the text names a place to look (Medicare.gov, Plan Finder, the plan's Summary of
-    Benefits or provider directory, the SHIP, 1-800-MEDICARE)."""
-    return _RESOURCE.search(text) is not None
+    Benefits or provider directory, the SHIP, 1-800-MEDICARE) or refers the reader to one ("check
+    the plan's own documents or call the plan")."""
+    return _RESOURCE.search(text) is not None or bool(_REFERRAL_NEEDS.search(text) and _REFERRAL.search(text))
