@@ -131,9 +131,9 @@ def key_and_model(run_a: Path, run_b: Path, keys: list[Path], target: Path) -> N
         )
     result = rescore(run_a, [], out=target / "rescored", keys=keys, progress=QuietProgress())
     rescored = result.store.directory
-    rows = drift(run_a, rescored, run_b)
-    markdown, csv_path = write_drift(rows, target, (run_a.name, rescored.name, run_b.name))
-    for line in pooled_lines(rows):
+    found = drift(run_a, rescored, run_b)
+    markdown, csv_path = write_drift(found, target)
+    for line in pooled_lines(found):
         out.print(line, highlight=False, soft_wrap=True, markup=False)
     out.print(f"drift: {markdown}", highlight=False, soft_wrap=True)
     out.print(f"drift: {csv_path}", highlight=False, soft_wrap=True)
