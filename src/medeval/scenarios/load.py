@@ -158,8 +158,9 @@ def bundled_scenarios_dir() -> Path:
 
 
 #: The bundled seasons by plan year: each folder holds that plan year's keys under the same scenario
-#: ids, so runs on two seasons compare group by group. A season's keys are never edited once run on
-#: (reproducibility); a new season gets a new folder.
+#: ids, so runs on two seasons compare group by group. A key is never edited in place: any change to
+#: its content bumps its `version` (runs record each file's sha256 and version, so a result stays tied
+#: to the key that scored it); a new season gets a new folder.
 SEASONS: dict[str, str] = {"2026": "v1", "2027": "v2027"}
 DEFAULT_SEASON = "2026"
 
