@@ -231,11 +231,17 @@ def _longest_tied(mentions: list[_Mention], key: str) -> list[_Mention]:
 
 # Words that open a new clause between a naming and a figure: the figure may be another thing's
 # ("the Initial Enrollment Period is open because you turn 65 in two months").
+# "Within" opens a window before another event ("enter the SNF within 30 days of leaving the
+# hospital"), not the quantity's own length.
 _NEW_CLAUSE = re.compile(
     r"\b(?:because|since|as|when|whenever|if|once|after|before|until|unless|while|although|though|"
-    r"so|which means|meaning)\b",
+    r"so|which means|meaning|within)\b",
     re.I,
 )
+# A table cell labelled by its column's header ("Part B coinsurance, Plan K: 50%"): the figure is
+# the column's (what Plan K pays), not surely the row's quantity; a year header ("2026: $202.90")
+# still dates the row's own figure.
+_COLUMN_LABEL = re.compile(r",\s*[^,:\d]+:\s*$")
 
 
 def _bound(
@@ -263,7 +269,7 @@ def _bound(
     if any(p.search(gap) and not p.search(named) for p in KINDS.values()):
         return None
     words = len(_FIGURES[unit].sub(" ", gap).split())
-    return tied, words <= _NEAR_WORDS and not _NEW_CLAUSE.search(gap)
+    return tied, words <= _NEAR_WORDS and not _NEW_CLAUSE.search(gap) and not _COLUMN_LABEL.search(gap)
 
 
 def _gives_value(text: str, unit: str, quantity: KeyQuantity, year: int, figure: re.Match[str]) -> bool:
