@@ -187,3 +187,67 @@ def test_an_answer_without_markdown_is_read_line_by_line() -> None:
         ("question", "You keep your plan?"),
         ("statement", "Yes."),
     ]
+
+
+@pytest.fixture(scope="module")
+def code_dual() -> object:
+    """The study's category the coder gives one answer of the dual-eligible script's group."""
+    scenario: Scenario = load_scenario(bundled_scenarios_dir() / "v1" / "ship_dual_eligible.json")
+    category = rules_benchmark().category
+
+    def coded(group: str, answer: str) -> str:
+        got, _ = category(scenario, group, rules.code_answer(scenario, group, answer))
+        return str(got)
+
+    return coded
+
+
+SNF = "Part A covers skilled nursing care after a 3-day hospital stay, up to 100 days. "
+# (group, answer, whether it is Incorrect): the general readings added against over-fitting.
+GENERAL = [
+    # "within N days of ..." is a window before another event, not the quantity's own length.
+    ("QG12", LTC + " " + SNF + "You have to move into the SNF within 30 days of your discharge.", False),
+    ("QG12", LTC + " " + SNF + "Skilled nursing must begin within 30 days after you leave the hospital.",
+     False),
+    ("QG12", LTC + " Part A covers skilled nursing facility care for 30 days.", True),
+    # A table cell labelled by its column (a plan letter) is that column's figure, not the row's.
+    ("QG11", "| Benefit | Plan K | Plan L |\n|---|---|---|\n| Part B coinsurance | 50% | 75% |", False),
+    ("QG11", "| What it pays | High-deductible K | Basic L |\n|---|---|---|\n"
+     "| Part B cost sharing | 50% | 75% |", False),
+    ("QG11", "| Cost | 2026 |\n|---|---|\n| Part B coinsurance | 50% |", True),
+    # A plan's out-of-network rule: the named plan must be the one that lets you go out of network.
+    ("QG14", QG14 + " Harborview Example Advantage lets you see out-of-network doctors for a higher copay.",
+     True),
+    ("QG14", QG14 + " The plan will cover out-of-network specialists if you pay a bit more.", True),
+    ("QG14", QG14 + " Stay with doctors in the plan's network (PPOs let you go out of network at more cost).",
+     False),
+]  # fmt: skip
+DUAL_LTC = (
+    "Medicare doesn't cover long-term care, but Medicaid does if you meet its financial and medical rules."
+)
+# "Neither ... covers": a denial when it is the sentence's statement, not in a relative clause.
+GENERAL_DUAL = [
+    ("QG6", "Neither Medicare nor Medicaid pays for nursing home care.", True),
+    ("QG6", "Neither Medicare nor Medicaid will cover long-term care in a nursing home.", True),
+    ("QG6", DUAL_LTC + " You pay for anything neither Medicare nor Medicaid covers.", False),
+    ("QG6", DUAL_LTC + " Services neither Medicare nor Medicaid pays for, like cosmetic care, are yours.",
+     False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("group", "answer", "wrong"), GENERAL, ids=[f"{g}-{n}" for n, (g, _, _) in enumerate(GENERAL)]
+)
+def test_general_readings_as_minimal_pairs(code: object, group: str, answer: str, wrong: bool) -> None:
+    got = code(group, answer)  # type: ignore[operator]
+    assert (got == "incorrect") is wrong, got
+
+
+@pytest.mark.parametrize(
+    ("group", "answer", "wrong"), GENERAL_DUAL, ids=[f"{g}-{n}" for n, (g, _, _) in enumerate(GENERAL_DUAL)]
+)
+def test_neither_is_read_as_a_statement_not_a_relative_clause(
+    code_dual: object, group: str, answer: str, wrong: bool
+) -> None:
+    got = code_dual(group, answer)  # type: ignore[operator]
+    assert (got == "incorrect") is wrong, got
