@@ -221,6 +221,19 @@ GENERAL = [
     ("QG14", QG14 + " The plan will cover out-of-network specialists if you pay a bit more.", True),
     ("QG14", QG14 + " Stay with doctors in the plan's network (PPOs let you go out of network at more cost).",
      False),
+    # Checklist item 5 of QG11: costs vary "based on how much is covered" (or the usual range); a
+    # bare "it varies by company and state" is the study's non-answer.
+    ("QG11", "Premiums for these policies differ depending on how much the policy covers.", False),
+    ("QG11", "A policy with more coverage generally has higher premiums.", False),
+    ("QG11", "Premiums vary by company, age and ZIP code.", False),
+]  # fmt: skip
+# (group, answer, category): the study's category where Incorrect is not the question.
+CREDITS = [
+    ("QG11", "Premiums for these policies differ depending on how much the policy covers.",
+     "substantive_incomplete"),
+    ("QG11", "A policy with more coverage generally has higher premiums.", "substantive_incomplete"),
+    ("QG11", "Medigap prices depend on the insurance company and your state, so there's no one figure.",
+     "not_substantive"),
 ]  # fmt: skip
 DUAL_LTC = (
     "Medicare doesn't cover long-term care, but Medicaid does if you meet its financial and medical rules."
@@ -251,3 +264,12 @@ def test_neither_is_read_as_a_statement_not_a_relative_clause(
 ) -> None:
     got = code_dual(group, answer)  # type: ignore[operator]
     assert (got == "incorrect") is wrong, got
+
+
+@pytest.mark.parametrize(
+    ("group", "answer", "category"), CREDITS, ids=[f"{g}-{n}" for n, (g, _, _) in enumerate(CREDITS)]
+)
+def test_a_cost_item_is_credited_as_the_checklist_words_it(
+    code: object, group: str, answer: str, category: str
+) -> None:
+    assert code(group, answer) == category  # type: ignore[operator]
