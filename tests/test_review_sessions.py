@@ -113,3 +113,24 @@ def test_a_spreadsheet_without_its_export_id_is_refused(demo: Path, tmp_path: Pa
     code, _, stderr = run_cli("review", "import", str(demo), str(paths.csv), "--coder", "bob")
     assert code == 2 and "holds no export id" in stderr and len(stderr.strip().splitlines()) == 1
     assert not (demo / REVIEWS).exists()
+
+
+def test_a_sheet_whose_quoting_a_spreadsheet_broke_is_one_line_and_writes_nothing(
+    demo: Path, tmp_path: Path, run_cli: Cli
+) -> None:
+    sheet = write_export(make_export(demo, 0.2, 3, blind=True), tmp_path / "page.html").csv
+    rows = read_csv(sheet)
+    filled = tmp_path / "filled.csv"
+    with filled.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows({**row, "category": "accurate_complete"} for row in rows)
+    # A space typed after each CRLF line's carriage return: a bare CR inside an unquoted cell.
+    broken = tmp_path / "broken.csv"
+    broken.write_bytes(filled.read_bytes().replace(b"\r\n", b"\r \n"))
+    before = (demo / REVIEWS).read_bytes() if (demo / REVIEWS).exists() else b""
+    code, _, stderr = run_cli("review", "import", str(demo), str(broken), "--coder", "alice")
+    assert code == 2 and "Traceback" not in stderr
+    [line] = stderr.strip().splitlines()
+    assert "not a readable CSV" in line
+    assert ((demo / REVIEWS).read_bytes() if (demo / REVIEWS).exists() else b"") == before

@@ -63,7 +63,13 @@ def read_codes(path: Path) -> CodesFile:
     """The JSON file the coding page downloads, or the export's CSV filled in a spreadsheet."""
     text = read_user_text(path, limit=CODES_MAX_BYTES, what="codes", encoding="utf-8-sig")
     if path.suffix.lower() == ".csv":
-        rows = list(csv.DictReader(io.StringIO(text)))
+        try:
+            rows = list(csv.DictReader(io.StringIO(text)))
+        except csv.Error as error:  # e.g. a quoted answer's closing quote lost in a spreadsheet
+            raise UserError(
+                f"{path}: not a readable CSV ({error}); import the sheet `medeval review export` wrote, "
+                "saved as CSV"
+            ) from None
         if rows and "item_id" not in rows[0]:
             raise UserError(f"{path}: no item_id column; fill in the CSV that `medeval review export` wrote")
         entries: list[dict[str, Any]] = [
