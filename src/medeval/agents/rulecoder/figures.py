@@ -306,9 +306,12 @@ def _compared_values(quantity: KeyQuantity, year: int) -> tuple[str, ...] | None
     return values_in(quantity.years, year)
 
 
-def read_figures(clause: Clause, quantities: list[KeyQuantity], current_year: int) -> Iterator[FigureFinding]:
+def read_figures(
+    clause: Clause, quantities: list[KeyQuantity], current_year: int, before: str = ""
+) -> Iterator[FigureFinding]:
     """Each figure in the clause stated for one of the key's quantities with a value the key does
-    not give: contradicted when its naming is close, doubtful when it is farther off."""
+    not give: contradicted when its naming is close, doubtful when it is farther off. `before` is
+    the sentence's text before the clause (where a clause naming no subject takes one)."""
     text = clause.text
     if clause.role == "comparison" or not quantities:
         return
@@ -355,7 +358,7 @@ def read_figures(clause: Clause, quantities: list[KeyQuantity], current_year: in
             tied = [
                 m
                 for m in tied
-                if unit == "date_range" or not about_other_quantity(text, match, m.quantity.statement)
+                if unit == "date_range" or not about_other_quantity(text, match, m.quantity.statement, before)
             ]
             near = text[max(0, match.start() - 40) : match.end() + 20]
             if year != current_year:

@@ -221,6 +221,36 @@ _DENYING_LEAD = re.compile(
 )
 
 
+# A labelled or hypothetical example plan ("Plan A: $0 premium ...", "for example, one plan might
+# ...", under an "Example" heading) illustrates how plans differ; it invents nothing about the
+# persona's plan unless it names that plan ("your plan", "this plan", its name).
+_EXAMPLE = re.compile(
+    r"^\W*(?:plan|option) (?:[a-z]|\d|one|two|three)\W*:|\bfor (?:example|instance)\b|\be\.g\.|"
+    r"\bhypothetical(?:ly)?\b|\bexamples?\b|\bimagine\b|\bsuppose\b|\b(?:let's )?say (?:two|one|a|you)\b|"
+    r"\bone plan (?:might|may|could)\b",
+    re.I,
+)
+_THIS_PLAN = re.compile(r"\b(?:your|this|that|the|its) (?:[\w']+ )?plan\b", re.I)
+_NAME = re.compile(r"\b[A-Z][a-z]{3,}\b")
+# Words a plan's name shares with the words around any example.
+_COMMON_NAME_WORDS = frozenset({"plan", "medicare", "example", "advantage", "part"})
+
+
+def _example_plan(unit: Sentence, clause: str, persona: frozenset[str]) -> bool:
+    around = " ".join(p.text for p in (unit.heading, unit.lead) if p is not None)
+    if not (_EXAMPLE.search(unit.text) or _EXAMPLE.search(around)):
+        return False
+    names = {w.lower() for w in _NAME.findall(clause)} - _COMMON_NAME_WORDS
+    return not _THIS_PLAN.search(clause) and not (names & persona)
+
+
+def _before(sentence: Piece, clause: Clause) -> str:
+    """The sentence's text before the clause."""
+    if not clause.piece.offsets or clause.piece.offsets[0] not in sentence.offsets:
+        return ""  # a joint with its lead-in starts before the sentence
+    return sentence.text[: sentence.offsets.index(clause.piece.offsets[0])]
+
+
 def read_sentence(
     sentence: Piece | Sentence,
     keyed: list[Keyed],
@@ -262,7 +292,7 @@ def read_sentence(
         # a pattern that reads the lead's negation itself can find a contradiction.
         joint = unit.lead is not None and across == lead_end + 1 and n == 1
         claims = asserts and not (inherited and across is None) and (not joint or unit.lead_states)
-        for figure in read_figures(clause, quantities or [], year) if claims else ():
+        for figure in read_figures(clause, quantities or [], year, _before(unit.piece, clause)) if claims else ():
             for fact_id in figure.quantity.fact_ids:
                 if figure.reading == "contradicted":
                     found[fact_id] = Finding(fact_id, "contradicted", figure.quantity.severity)
@@ -292,7 +322,10 @@ def read_sentence(
                     and match.start() > _negation_at(clause.text, lead_end)
                 ):
                     match = None
-                if match is not None and item.disallowed and _CHECKING.search(clause.text, 0, match.end()):
+                if match is not None and item.disallowed and (
+                    _CHECKING.search(clause.text, 0, match.end())
+                    or _example_plan(unit, clause.text, persona)
+                ):
                     match = None
                 if match is not None and not reason:
                     found[item.item_id] = Finding(item.item_id, "contradicted", item.severity)

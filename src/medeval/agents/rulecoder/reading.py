@@ -53,6 +53,36 @@ _LEFT_OPEN = re.compile(
 )
 
 
+# An embedded question asserts nothing, whatever the pattern reads: "I don't know whether you'd
+# qualify", "the network decides whether you can keep your doctor", "check if the plan covers it".
+# It runs from "whether" (or a verb of knowing, deciding or asking before "if") to the clause's
+# next break; "if" alone sets a condition ("if you qualify, Medicaid pays") and opens none.
+_EMBEDDED = re.compile(
+    r"(?:\bwhether\b|(?:\b(?:know|sure|say|tell|decides?|deciding|depends? on|depending on|check\w*|"
+    r"ask\w*|see|find out|confirm\w*|verify|wonder\w*|unclear|certain)\s+(?:[\w']+\s+){0,2}?if\b))"
+    r"(?:[^,;:()]|,(?=\d))*",
+    re.I,
+)
+
+
+def embedded_questions(text: str) -> list[tuple[int, int]]:
+    """The spans of the clause's embedded questions."""
+    if "whether" not in text.lower() and " if " not in text.lower():
+        return []
+    return [(m.start(), m.end()) for m in _EMBEDDED.finditer(text)]
+
+
+def _outside_questions(
+    pattern: re.Pattern[str], text: str, match: re.Match[str], spans: list[tuple[int, int]]
+) -> re.Match[str] | None:
+    """`match`, or when it ends inside an embedded question, the pattern's match in the clause
+    before that question (if any): only what the clause says outside its questions is asserted."""
+    for start, end in spans:
+        if start < match.end() <= end:
+            return pattern.search(text, 0, start)
+    return match
+
+
 def negated_before(text: str, start: int) -> bool:
     """A negation shortly before `start` in the same clause, with no comma between."""
     if _LEFT_OPEN.search(text[:start]):
@@ -140,6 +170,10 @@ _SUBJECTS: dict[str, re.Pattern[str]] = {
         # "$0 plan premium" is the plan's, not Part B's.
         "advantage": r"\badvantage\b|\bma\b(?!-?pd)|\bhmos?\b|\bppos?\b|harborview|\bplan(?:'s)? premium",
         "nursing": r"skilled nursing|nursing (?:home|facility)|\bsnf\b|long[- ]term care",
+        # Other named services with limits of their own: a hospice respite stay's five days are
+        # not the skilled-nursing limit.
+        "hospice": r"\bhospice\b|\brespite\b",
+        "psychiatric": r"\bpsychiatric\b|\bmental health\b",
         "income": r"\bincome\b|\bearn|\bfil(?:er|ing)\b|\birmaa\b",
     }.items()
 }
@@ -185,11 +219,15 @@ def _nearest(vocabulary: dict[str, re.Pattern[str]], text: str, at: int, end: in
     return after[1] if after else None
 
 
-def about_other_quantity(text: str, match: re.Match[str], statement: str) -> bool:
+def about_other_quantity(text: str, match: re.Match[str], statement: str, before: str = "") -> bool:
     """The figure is read with the nearest subject and kind of amount named in the clause
-    (before it, else after it): a Medigap price is not a Part B premium."""
+    (before it, else after it): a Medigap price is not a Part B premium. A clause naming no
+    subject takes the nearest named earlier in its sentence (`before`): "it includes respite care
+    - a short inpatient stay (up to five days)" gives hospice's days, not a nursing stay's."""
     subjects, kinds = quantity_of(statement)
     subject = _nearest(_SUBJECTS, text, match.start(), match.end())
+    if subject is None and before:
+        subject = _nearest(_SUBJECTS, before, len(before), len(before))
     if subjects and subject is not None and subject not in subjects:
         return True
     kind = _nearest(KINDS, text, match.start(), match.end())
@@ -213,10 +251,17 @@ def asserted(
     - stale: also void when named as the past, when one end of a price range, or when the clause
       gives it as the amount of another quantity;
     - disallowed: a hedge does not void an invented specific ("may have a $0 premium" still
-      invents it); only a negation before it does ("I can't say whether ...").
+      invents it); only a negation before it does ("I can't say whether ...");
+    - contradict and disallowed: void when it ends inside an embedded question ("I don't know
+      whether ...", "the network decides whether ..."), even if the pattern reads negation.
     """
     text = clause.text
-    for match in compile_pattern(pattern).finditer(text):
+    compiled = compile_pattern(pattern)
+    questions = embedded_questions(text) if kind in ("contradict", "disallowed") else []
+    for found in compiled.finditer(text):
+        match = _outside_questions(compiled, text, found, questions) if questions else found
+        if match is None:
+            continue
         if kind != "support" and (clause.role == "comparison" or compared_against(text, match.start())):
             continue
         if kind in ("support", "contradict", "disallowed") and not _pattern_reads_negation(pattern):

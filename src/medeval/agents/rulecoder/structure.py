@@ -103,6 +103,14 @@ def _pieces(lines: list[str], starts: list[int], first: int, last: int) -> list[
     return out
 
 
+# A bare "No" cell ("No", "❌ No", "✗", "No (it counts toward the Part D cap instead)").
+_CELL_NO = re.compile(
+    r"^(?:[\u274c\u2717\u2718\u26d4]\ufe0f?\s*(?:no\b\.?)?|no\b\.?)\s*(?:\([^()]*\))?\s*$", re.I
+)
+# A header that negates ("Doesn't count?"): a "No" under it is not read as a plain negation.
+_HEADER_NEGATION = re.compile(r"\b(?:not|no|never)\b|n't\b", re.I)
+
+
 def _row(cells: Piece, header: list[Piece], width: int) -> Piece:
     """A table row with each cell after the first labelled by its column's header: "Part B |
     2026: $202.90". The header's characters point at the cell's first character, so the row's
@@ -119,6 +127,13 @@ def _row(cells: Piece, header: list[Piece], width: int) -> Piece:
         at = cell.offsets[0]
         out = out + Piece(CELL, (at,) * len(CELL))
         name = header[i].text.rstrip(": ") if i < len(header) else ""
+        if name and _CELL_NO.match(cell.text) and not _HEADER_NEGATION.search(name):
+            # A "No" under a yes/no column answers its header in the negative: "COBRA | Lets you
+            # delay Part B without penalty?: No" says COBRA does not; read it so ("not Lets you
+            # delay ...: No"), or a key's pattern would take the header as the row's claim.
+            label = f"not {name.rstrip('? ')}: "
+            out = out + Piece(label, (at,) * len(label)) + cell
+            continue
         if name:
             label = f"{name}: "
             out = out + Piece(label, (at,) * len(label))
