@@ -242,6 +242,7 @@ def verifier_output(
             non_answer = non_answer_kind(moves)
     if non_answer is not None:
         readings = [replace(r, covered=[]) for r in readings]
+    weak = [] if non_answer is not None else weak_credit(readings, set(items))
     verdicts = []
     for i, r in enumerate(readings, start=1):
         claim_id = f"{claim_prefix}{i}"
@@ -268,7 +269,7 @@ def verifier_output(
         doubtful = next((r for r in readings if item in r.doubtful), None)
         if contradicted is not None:
             checklist.append(ItemCode(fact_id=item, code="contradicted", quote=contradicted.quote))
-        elif doubtful is not None:
+        elif doubtful is not None or item in weak:
             # Unsure whether a figure given for the item's quantity is wrong: abstain on the item,
             # so an answer it would complete goes to a person, not to Accurate and Complete.
             continue
@@ -282,12 +283,51 @@ def verifier_output(
         else list(
             dict.fromkeys(
                 unsettled
+                + [
+                    f"mostly a non-answer; its one point may be general explanation: {q}"
+                    for q in weak_quotes(readings, weak)
+                ]
                 + [r.quote for r in readings if r.doubtful]
                 + [r.quote for r in uncertain_sentences(readings, items, vocabulary, foreign)]
             )
         )
     )
     return VerifierOutput(verdicts=verdicts, checklist=checklist, non_answer=non_answer, uncertain=uncertain)
+
+
+# A short answer that declines, hedges or only asks back, with one checklist point credited: the
+# study's refusal "plus general explanation" (Not Substantive) and a brief Substantive but
+# Incomplete answer differ in whether that one sentence answers the question, which a pattern
+# cannot tell. The coder abstains on the point, so a person decides.
+_DECLINING_KINDS = frozenset({"refusal", "dont_know", "depends"})
+_ASKS_BACK = 3
+_FEW_SUBSTANCE = 5
+
+
+def weak_credit(readings: list[SentenceReading], items: set[str]) -> list[str]:
+    """The one checklist item credited in a mostly non-answer (see above), else []. A plan-specific
+    answer that also says where to check credits two items, and is left to the group's rule."""
+    if any(r.contradicted or r.unsettled for r in readings):
+        return []
+    # Clarifying questions count when the answer is mostly questions; one closing "Would you like
+    # me to ...?" offer does not make an answer decline.
+    credited = {f for r in readings for f in r.covered} & items
+    if len(credited) != 1:
+        return []
+    # The move is another sentence's: "premiums differ depending on the coverage" is worded as a
+    # hedge but is the point itself.
+    others = [r for r in readings if not set(r.covered) & credited]
+    declines = sum(r.kind in _DECLINING_KINDS for r in others)
+    asks = sum(r.kind == "question" for r in others)
+    if not declines and asks < _ASKS_BACK:
+        return []
+    if sum(r.kind == "substance" for r in readings) > _FEW_SUBSTANCE:
+        return []
+    return sorted(credited)
+
+
+def weak_quotes(readings: list[SentenceReading], weak: list[str]) -> list[str]:
+    return [r.quote for r in readings if set(r.covered) & set(weak)]
 
 
 def worst(severities: list[Severity]) -> Severity:

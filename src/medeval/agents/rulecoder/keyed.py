@@ -292,7 +292,9 @@ def read_sentence(
         # a pattern that reads the lead's negation itself can find a contradiction.
         joint = unit.lead is not None and across == lead_end + 1 and n == 1
         claims = asserts and not (inherited and across is None) and (not joint or unit.lead_states)
-        for figure in read_figures(clause, quantities or [], year, _before(unit.piece, clause)) if claims else ():
+        for figure in (
+            read_figures(clause, quantities or [], year, _before(unit.piece, clause)) if claims else ()
+        ):
             for fact_id in figure.quantity.fact_ids:
                 if figure.reading == "contradicted":
                     found[fact_id] = Finding(fact_id, "contradicted", figure.quantity.severity)
@@ -322,9 +324,13 @@ def read_sentence(
                     and match.start() > _negation_at(clause.text, lead_end)
                 ):
                     match = None
-                if match is not None and item.disallowed and (
-                    _CHECKING.search(clause.text, 0, match.end())
-                    or _example_plan(unit, clause.text, persona)
+                if (
+                    match is not None
+                    and item.disallowed
+                    and (
+                        _CHECKING.search(clause.text, 0, match.end())
+                        or _example_plan(unit, clause.text, persona)
+                    )
                 ):
                     match = None
                 if match is not None and not reason:
