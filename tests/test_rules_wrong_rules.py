@@ -129,8 +129,8 @@ PAIRS = [
         "ship_medicare_only",
         "QG1",
         IEP + "Open Enrollment runs October 15 to December 7. ",
-        "If you begin the year in Original Medicare, you can join an Advantage plan in the first three months.",
-        "If you begin the year in an Advantage plan, you can switch to another one in the first three months.",
+        "If you begin the year in Original Medicare, you can join an Advantage plan in the first 3 months.",
+        "If you begin the year in an Advantage plan, you can switch to another one in the first 3 months.",
     ),
     (
         "ship_medicare_only",
@@ -150,8 +150,8 @@ PAIRS = [
         "ship_medicare_only",
         "QG14",
         CHECK + "Check the plan's directory. ",
-        "If your doctor leaves the network, you automatically get a Special Enrollment Period to switch.",
-        "If your doctor leaves the network, you don't automatically get a Special Enrollment Period to switch.",
+        "If your doctor leaves the network, you automatically get a Special Enrollment Period to move.",
+        "If your doctor leaves the network, you don't automatically get a Special Enrollment Period to move.",
     ),
     (
         "ship_medicare_only",
