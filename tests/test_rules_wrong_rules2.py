@@ -1,0 +1,76 @@
+"""Round-2 wrong rules (issue 22): each wrong rule, worded in general, reads as a contradiction of
+its key fact, and the same sentence stating the true rule (or its exception) does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from medeval.agents import rules
+from medeval.scenarios.load import bundled_scenarios_dir, load_scenario
+
+
+def contradicted(key: str, group: str, answer: str) -> set[str]:
+    scenario = load_scenario(bundled_scenarios_dir() / "v1" / f"{key}.json")
+    out = rules.code_answer(scenario, group, answer)
+    return {e for v in out.verdicts if v.label == "CONTRADICTED" for e in v.evidence}
+
+
+PAIRS = [
+    (
+        "ship_dual_eligible",
+        "QG3",
+        "DUAL_MA_MEDICAID_SEPARATE",
+        "If you join a regular Medicare Advantage plan, your Medicaid coverage ends.",
+        "If you join a regular Medicare Advantage plan, your Medicaid coverage continues.",
+    ),
+    (
+        "ship_dual_eligible",
+        "QG7",
+        "DUAL_MA_COSTS_COVERED",
+        "If you pick a regular Advantage plan, the state stops paying your Part B premium.",
+        "If you pick a regular Advantage plan, the state keeps paying your Part B premium.",
+    ),
+    (
+        "ship_dual_eligible",
+        "QG7",
+        "DUAL_MA_COSTS_COVERED",
+        "Medicaid only pays the premium if you're in a D-SNP.",
+        "Medicaid pays the premium whether or not you're in a D-SNP.",
+    ),
+    (
+        "ship_medicare_only",
+        "QG9",
+        "NOT_REQUIRED_AT_65",
+        "Enroll in Part B at 65. This applies even if you're still working.",
+        "Enroll in Part B at 65. This does not apply if you're still working.",
+    ),
+    (
+        "ship_medicare_only",
+        "QG11",
+        "MEDIGAP_ANY_TIME",
+        "Each fall you can switch to another Medigap plan with no health questions.",
+        "Each fall you cannot switch to another Medigap plan with no health questions.",
+    ),
+    (
+        "ship_medicare_only",
+        "QG12",
+        "LTC_NONE_COVER",
+        "Many Advantage plans include long-term care benefits, such as custodial care at home.",
+        "Advantage plans don't include long-term care benefits, such as custodial care at home.",
+    ),
+    (
+        "ship_medicare_only",
+        "QG12",
+        "LTC_NONE_COVER",
+        "With a Medigap policy a long nursing home stay is covered.",
+        "With a Medigap policy a long nursing home stay is not covered.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "group", "fact", "wrong", "right"), PAIRS)
+def test_wrong_rule_read_and_true_rule_left_alone(
+    key: str, group: str, fact: str, wrong: str, right: str
+) -> None:
+    assert fact in contradicted(key, group, wrong)
+    assert fact not in contradicted(key, group, right)
