@@ -23,6 +23,7 @@ from medeval.agents.rulecoder.reading import (
     compile_pattern,
     in_range,
     named_as_past,
+    names_subject,
     negated_before,
 )
 from medeval.agents.rulecoder.seasons import YearValues, labelled_year, pending_in, values_in, year_values
@@ -374,11 +375,19 @@ def read_figures(
             ):
                 continue
             # Named loosely: a rounded figure, or a value the key gives for another quantity of the
-            # same unit, is no doubt.
+            # same unit, is no doubt. Named closely but by a name two quantities share ("out-of-pocket
+            # cap: $2,100" with no subject named is the Part D cap, not the Advantage limit), such a value
+            # is a doubt.
             if not sure and (
                 approximate or any(_accepted(o, value, approximate) for o in quantities if o.unit == unit)
             ):
                 continue
+            if sure and not names_subject(text):
+                sure = not any(
+                    _accepted(o, value, approximate, _compared_values(o, year))
+                    for o in quantities
+                    if o.unit == unit and all(o is not m.quantity for m in tied)
+                )
             # A clause that already gives the quantity's right value derives the others from it
             # ("at $202.90, a 20% penalty is about $40.58 a month"; "after the $283 deductible,
             # usually $0"): they are not that quantity's amount.

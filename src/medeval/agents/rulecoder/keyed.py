@@ -201,7 +201,9 @@ _LEAD_NEGATION = re.compile(r"\b(?:not|never|no|cannot)\b|n't\b", re.I)
 _CHECKING = re.compile(
     r"\b(?:make sure|ensure|confirm\w*|verify\w*|check\w*|double-check\w*|find out|see|look (?:up|for|at)|"
     r"worth (?:asking|checking|confirming)|ask|compare)\s+(?:(?:also|first|again|carefully)\s+)?"
-    r"(?:that|whether|if|about|the plan|this plan|harborview|it|d-?snps?|plans|options|what)\b",
+    r"(?:that|whether|if|about|the plan|this plan|harborview|it|d-?snps?|plans|options|what)\b|"
+    # "make sure each of your medicines is on the formulary": these verbs only ever instruct.
+    r"\b(?:make sure|ensure|double-check)\b",
     re.I,
 )
 

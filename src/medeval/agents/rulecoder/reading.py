@@ -59,15 +59,20 @@ _LEFT_OPEN = re.compile(
 # next break; "if" alone sets a condition ("if you qualify, Medicaid pays") and opens none.
 _EMBEDDED = re.compile(
     r"(?:\bwhether\b|(?:\b(?:know|sure|say|tell|decides?|deciding|depends? on|depending on|check\w*|"
-    r"ask\w*|see|find out|confirm\w*|verify|wonder\w*|unclear|certain)\s+(?:[\w']+\s+){0,2}?if\b))"
+    r"ask\w*|see|find out|confirm\w*|verify|wonder\w*|unclear|certain)\s+(?:[\w']+\s+){0,2}?if\b)|"
+    # Someone else's belief is reported, not asserted: "people who assume they'll be signed up
+    # automatically", "a common myth that ...", "you might think you have to enroll".
+    r"\b(?:assum(?:e|es|ed|ing)|believ(?:e|es|ed|ing)|(?:might|may|would|could) think|"
+    r"(?:myth|misconception|misunderstanding) (?:is )?that)\b)"
     r"(?:[^,;:()]|,(?=\d))*",
     re.I,
 )
+_EMBEDDED_CUE = re.compile(r"whether| if |assum|believ|think|myth|misconception|misunderstanding", re.I)
 
 
 def embedded_questions(text: str) -> list[tuple[int, int]]:
     """The spans of the clause's embedded questions."""
-    if "whether" not in text.lower() and " if " not in text.lower():
+    if not _EMBEDDED_CUE.search(text):
         return []
     return [(m.start(), m.end()) for m in _EMBEDDED.finditer(text)]
 
@@ -217,6 +222,11 @@ def _nearest(vocabulary: dict[str, re.Pattern[str]], text: str, at: int, end: in
     if before is not None:
         return before[1]
     return after[1] if after else None
+
+
+def names_subject(text: str) -> bool:
+    """Whether the text names whose amount a figure is (Part B, Medigap, an Advantage plan...)."""
+    return any(p.search(text) for p in _SUBJECTS.values())
 
 
 def about_other_quantity(text: str, match: re.Match[str], statement: str, before: str = "") -> bool:
