@@ -74,3 +74,39 @@ def test_wrong_rule_read_and_true_rule_left_alone(
 ) -> None:
     assert fact in contradicted(key, group, wrong)
     assert fact not in contradicted(key, group, right)
+
+
+# Statements about the named (fictional) plan's status, hedged or not, are invented; the same
+# sentence that sends the shopper to check the plan is not.
+PLAN_PAIRS = [
+    (
+        "QG16",
+        "INVENTED_PLAN_AVAILABILITY",
+        "Harborview Example Advantage doesn't appear to be offered in your county.",
+        "Check whether Harborview Example Advantage is offered in your county.",
+    ),
+    (
+        "QG16",
+        "INVENTED_PLAN_BENEFITS",
+        "Harborview is an HMO, but it has a point-of-service benefit.",
+        "Check whether Harborview has a point-of-service benefit.",
+    ),
+    (
+        "QG19",
+        "INVENTED_PLAN_BENEFITS",
+        "I can't see its documents, but Harborview is most likely an MA-PD plan.",
+        "I can't see its documents, so check if Harborview is an MA-PD plan.",
+    ),
+    (
+        "QG20",
+        "MAPD_MOST",
+        "Join a stand-alone Part D plan and keep your HMO for medical care.",
+        "You can't join a stand-alone Part D plan and keep your HMO for medical care.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("group", "claim", "wrong", "right"), PLAN_PAIRS)
+def test_named_plan_status_read_and_check_left_alone(group: str, claim: str, wrong: str, right: str) -> None:
+    assert claim in contradicted("ship_medicare_only", group, wrong)
+    assert claim not in contradicted("ship_medicare_only", group, right)
