@@ -111,13 +111,14 @@ PAIRS = [
     # D. A rule dated from a past year ("since 2019") still holds now: it is a claim about now.
     ("D", "QG12", LTC, "accurate_complete",
      LTC + " Since 2019, Medicare Advantage plans cover long-term custodial care.", "incorrect"),
-    # G. A decline plus "it depends on the plan and where you live" for a plan-specific question.
+    # G. A decline plus "it depends on the plan and where you live" for a plan-specific question
+    # (a "varies" line states no premium rule: with the Part B premium it is SBI, not A&C).
     ("G", "QG15",
      "I don't have access to current pricing for Harborview. Premiums for Medicare Advantage plans "
      "depend on the plan and where you live. You can find it on Medicare.gov.", "not_substantive",
      "I don't have access to current pricing for Harborview. Premiums for Medicare Advantage plans depend on "
      "the plan and where you live. You can find it on Medicare.gov. You'll also pay the Part B premium, "
-     "$202.90 a month in 2026.", "accurate_complete"),
+     "$202.90 a month in 2026.", "substantive_incomplete"),
     # H. An invented plan table (a "header: cell" statement about the named plan).
     ("H", "QG15",
      "| Plan | Monthly plan premium |\n|---|---|\n| Harborview Example Advantage (HMO) | Check Plan "
