@@ -3,8 +3,9 @@ corpus's shape figures beside the coder's agreement figures, so anyone can see b
 
     .venv/bin/python benchmarks/corpus_shape.py [CORPUS.jsonl ...] [--direct]
 
-Default: the two parts of the real-shaped corpus (benchmarks/corpus/ship_real_shaped_tune.jsonl and
-ship_real_shaped_holdout.jsonl). Shape: answer length quantiles (characters), and the share of
+Default: the three parts of the real-shaped corpus (benchmarks/corpus/ship_real_shaped_tune.jsonl,
+ship_real_shaped_holdout.jsonl and ship_real_shaped_round2.jsonl; see their README for which was
+held out when). Shape: answer length quantiles (characters), and the share of
 answers with a Markdown heading, a heading phrased as a question, a Markdown table, a bullet or
 numbered list, bold text, and a dollar figure or rule labelled with a past year ("in 2024", "(2025)").
 Coder: through the judging pipeline (as `medeval calibrate`), or the coder alone with --direct;
@@ -25,7 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rules_agreement import Figures, code_corpus, code_corpus_pipeline, load
 
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
-DEFAULT = (CORPUS_DIR / "ship_real_shaped_tune.jsonl", CORPUS_DIR / "ship_real_shaped_holdout.jsonl")
+DEFAULT = (
+    CORPUS_DIR / "ship_real_shaped_tune.jsonl",
+    CORPUS_DIR / "ship_real_shaped_holdout.jsonl",
+    CORPUS_DIR / "ship_real_shaped_round2.jsonl",
+)
 CURRENT_YEAR = 2026
 
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S", re.M)

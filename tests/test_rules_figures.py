@@ -30,7 +30,11 @@ def contradicted(scenario: Scenario, group: str, answer: str) -> set[str]:
         ("QG1", "The Medicare Advantage Open Enrollment is Jan 1 - Feb 14.", "CHANGE_PERIOD"),
         ("QG9", "Delaying is only safe if your employer has 100 or more employees.", "EMPLOYER_SIZE_20"),
         # Named: with no part named, 1% a month is the Part D penalty's rate, a doubt, not wrong.
-        ("QG9", "The Part B late enrollment penalty is 1% of the premium for every month.", "PARTB_DELAY_PENALTY"),
+        (
+            "QG9",
+            "The Part B late enrollment penalty is 1% of the premium for every month.",
+            "PARTB_DELAY_PENALTY",
+        ),
         ("QG13", "In 2026 your out-of-pocket drug costs are capped at $3,500 a year.", "PARTD_CAP_2026"),
         ("QG18", "For 2026 the highest allowed in-network limit is $10,500.", "MA_MOOP_2026"),
         ("QG12", "Medicare covers skilled nursing for up to 150 days.", "SNF_TIME_LIMITED"),
