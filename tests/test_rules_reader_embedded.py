@@ -13,6 +13,7 @@ from medeval.scenarios.load import bundled_scenarios_dir, load_scenario
 from medeval.schemas import Scenario
 
 from .conftest import rules_benchmark
+from .test_rules_reader import QG13, QG14
 
 
 def _coder(name: str) -> object:
@@ -36,14 +37,6 @@ def code_dual() -> object:
     return _coder("ship_dual_eligible")
 
 
-QG14 = (
-    "With an HMO you generally have to use doctors in the plan's network. "
-    "Check Harborview's provider directory."
-)
-QG13 = (
-    "You can get drug coverage from a Medicare Advantage plan that covers drugs "
-    "or from a stand-alone Part D plan."
-)
 QG18 = (
     "Yes. Every Medicare Advantage plan has a yearly out-of-pocket limit; for 2026 it can be no more "
     "than $9,250 in network. Check the plan's Summary of Benefits.\n\n"
