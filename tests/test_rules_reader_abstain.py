@@ -53,3 +53,32 @@ def test_an_answer_with_substance_keeps_its_credit_beside_questions(scenario: Sc
     # The questions do not take away what the answer says when it says enough.
     got, _ = coded(scenario, ASKS_BACK + SUBSTANCE + OEP)
     assert got in ("substantive_incomplete", "accurate_complete")
+
+
+# A refusal plus general explanation: the study's Not Substantive, decided, not sent to a person.
+DECLINES = (
+    "I'm not able to tell you your exact enrollment dates without a few details. Not everyone follows "
+    "the same schedule, and the ads don't always tell the whole story. A SHIP counselor can go over it "
+    "with you for free."
+)
+
+
+def coded_qg1(scenario: Scenario, answer: str) -> str:
+    got, _ = rules_benchmark().category(scenario, "QG1", rules.code_answer(scenario, "QG1", answer))
+    return str(got)
+
+
+def test_a_refusal_with_general_explanation_is_not_substantive(scenario: Scenario) -> None:
+    assert coded_qg1(scenario, DECLINES) == "not_substantive"
+    assert (
+        coded_qg1(scenario, DECLINES + " Plans set their own rules, and they can change.")
+        == "not_substantive"
+    )
+
+
+def test_a_rule_beside_the_refusal_is_not_a_general_explanation(scenario: Scenario) -> None:
+    # An unforeseen rule may be right or wrong: never Not Substantive by default.
+    assert (
+        coded_qg1(scenario, DECLINES + " You must enroll by the end of your birthday month.")
+        != "not_substantive"
+    )

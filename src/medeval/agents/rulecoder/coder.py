@@ -17,6 +17,7 @@ from medeval.agents.rulecoder.nonanswer import (
     names_resource,
     non_answer_kind,
     sentence_kind,
+    states_rule,
 )
 from medeval.agents.rulecoder.structure import sentences
 from medeval.schemas import (
@@ -243,6 +244,10 @@ def verifier_output(
     if non_answer is not None:
         readings = [replace(r, covered=[]) for r in readings]
     weak = [] if non_answer is not None else weak_credit(readings, set(items))
+    if non_answer is None and not weak:
+        non_answer = general_explanation(readings, items, vocabulary, foreign)
+        if non_answer is not None:
+            readings = [replace(r, covered=[]) for r in readings]
     verdicts = []
     for i, r in enumerate(readings, start=1):
         claim_id = f"{claim_prefix}{i}"
@@ -324,6 +329,29 @@ def weak_credit(readings: list[SentenceReading], items: set[str]) -> list[str]:
     if sum(r.kind == "substance" for r in readings) > _FEW_SUBSTANCE:
         return []
     return sorted(credited)
+
+
+# At most this many sentences the coder cannot account for in a general explanation.
+_GENERAL_SENTENCES = 3
+
+
+def general_explanation(
+    readings: list[SentenceReading], items: list[str], vocabulary: set[str], foreign: frozenset[str]
+) -> NonAnswer | None:
+    """The study's refusal, referral or "it depends" plus general explanation: the answer declines,
+    refers, hedges or asks back, credits none of the group's points, contradicts nothing, and what
+    else it says (a few sentences at most) states no rule or figure ("networks change often", "not
+    everyone follows the same schedule"). Not Substantive, positively; a rule or a figure among
+    them still goes to a person."""
+    if any(r.contradicted or r.unsettled or r.doubtful or set(r.covered) & set(items) for r in readings):
+        return None
+    moves = [r.kind for r in readings if r.kind in _NON_ANSWER_MOVES]
+    if not moves:
+        return None
+    unexplained = uncertain_sentences(readings, items, vocabulary, foreign)
+    if len(unexplained) > _GENERAL_SENTENCES or any(states_rule(r.quote) for r in unexplained):
+        return None
+    return non_answer_kind(moves)
 
 
 def weak_quotes(readings: list[SentenceReading], weak: list[str]) -> list[str]:

@@ -197,6 +197,22 @@ def clause_kind(text: str) -> SentenceKind:
     return "substance"
 
 
+# A rule or a figure, as opposed to a general explanation ("networks change often", "not everyone
+# follows the same schedule", "ads don't always tell the whole story"): a negation or a negated
+# hedge alone is no rule.
+_RULE = re.compile(
+    r"\$\s?\d|\d\s?%|\b\d+[- ](?:day|month|year)s?\b|"
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|"
+    r"\b(?:must|have to|has to|required|requires?|mandatory|automatic(?:ally)?|only|never|cannot|can't|"
+    r"won't|penalt\w*|deadline|within|covers?|covered|pays?|paid|qualif\w*|eligible)\b",
+    re.I,
+)
+
+
+def states_rule(text: str) -> bool:
+    return _RULE.search(text) is not None
+
+
 def asserts_something(text: str) -> bool:
     return _ASSERTIVE.search(text) is not None
 
