@@ -6,7 +6,8 @@ each as a minimal pair: the true sentence is not Incorrect, the wrong one beside
 - "make sure ..." instructs, it asserts no plan's formulary;
 - a figure whose clause names no subject, equal to another quantity's value ("out-of-pocket cap:
   $2,100" is the Part D cap), is a doubt, not a wrong Advantage limit;
-- a plan figure named as the past ("it was $2,000 in 2025") is not last year's data as current;
+- a plan figure dated last year beside this year's ("$2,100 in 2026 (it was $2,000 in 2025)") is not
+  last year's data as current;
 - "other than emergencies" states the HMO rule's exception, not a denial of emergency cover;
 - "since you'd have Medicaid, you wouldn't pay a premium" is said of you, not of Medicaid.
 """

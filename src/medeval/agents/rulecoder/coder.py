@@ -14,6 +14,7 @@ from medeval.agents.rulecoder.nonanswer import (
     SentenceKind,
     asserts_rule,
     asserts_something,
+    declines,
     names_resource,
     non_answer_kind,
     sentence_kind,
@@ -322,9 +323,9 @@ def weak_credit(readings: list[SentenceReading], items: set[str]) -> list[str]:
     # The move is another sentence's: "premiums differ depending on the coverage" is worded as a
     # hedge but is the point itself.
     others = [r for r in readings if not set(r.covered) & credited]
-    declines = sum(r.kind in _DECLINING_KINDS for r in others)
+    declining = sum(r.kind in _DECLINING_KINDS and declines(r.quote) for r in others)
     asks = sum(r.kind == "question" for r in others)
-    if not declines and asks < _ASKS_BACK:
+    if not declining and asks < _ASKS_BACK:
         return []
     if sum(r.kind == "substance" for r in readings) > _FEW_SUBSTANCE:
         return []

@@ -228,7 +228,9 @@ _DENYING_LEAD = re.compile(
 # persona's plan unless it names that plan ("your plan", "this plan", its name).
 _EXAMPLE = re.compile(
     r"^\W*(?:plan|option) (?:[a-z]|\d|one|two|three)\W*:|\bfor (?:example|instance)\b|\be\.g\.|"
-    r"\bhypothetical(?:ly)?\b|\bexamples?\b|\bimagine\b|\bsuppose\b|\b(?:let's )?say (?:two|one|a|you)\b|"
+    # "example" in lower case, or opening a label: "Harborview Example Advantage" is a name.
+    r"\bhypothetical(?:ly)?\b|(?-i:\bexamples?\b)|^\W*example\W*:|\bimagine\b|\bsuppose\b|"
+    r"\b(?:let's )?say (?:two|one|a|you)\b|"
     r"\bone plan (?:might|may|could)\b",
     re.I,
 )

@@ -209,6 +209,12 @@ _RULE = re.compile(
 )
 
 
+def declines(text: str) -> bool:
+    """A refusal, an "I don't know" or an unelaborated "it depends": not a general point worded as
+    a hedge ("prices vary from one insurer to the next" says something)."""
+    return bool(_REFUSAL.search(text) or _DONT_KNOW.search(text) or _DEPENDS.search(text))
+
+
 def states_rule(text: str) -> bool:
     return _RULE.search(text) is not None
 
