@@ -25,6 +25,7 @@ from medeval.agents.rulecoder.reading import (
     named_as_past,
     names_subject,
     negated_before,
+    told_as_history,
 )
 from medeval.agents.rulecoder.seasons import YearValues, labelled_year, pending_in, values_in, year_values
 from medeval.agents.rulecoder.text import Clause
@@ -348,6 +349,8 @@ def read_figures(
             # A quantity whose value in that year is pending reads no figure.
             tied = [m for m in tied if not pending_in(m.quantity.years, year)]
             if not tied:
+                continue
+            if unit == "date_range" and told_as_history(text, match.start()):
                 continue
             if unit != "date_range" and (
                 (year == current_year and named_as_past(text, match, current_year))

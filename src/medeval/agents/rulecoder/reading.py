@@ -100,13 +100,16 @@ def negated_before(text: str, start: int) -> bool:
     return False
 
 
+_DETERMINER_NEGATION = re.compile(r"\b(?:no|not|never|neither)\s+$", re.I)
+
+
 def negated_inside(text: str) -> bool:
     return bool(_negations(text))
 
 
 # The thing compared against: "lower than Original Medicare", "compared with $185".
 _COMPARAND_BEFORE = re.compile(
-    r"\b(?:than|compared (?:with|to)|versus|vs\.?|as opposed to)\s+(?:\S+\s+){0,2}$", re.I
+    r"\b(?:than|compared (?:with|to)|versus|vs\.?|as opposed to)\s+(?:\S+\s+){0,2}[\"'\u201c\u2018(]?$", re.I
 )
 
 
@@ -135,6 +138,18 @@ _CUE_AFTER = re.compile(
 )
 # "in 2025", "(2025)", "for 2025" right after the figure.
 _YEAR_AFTER = re.compile(r"^\s*(?:\(\s*(?:in |for )?|,?\s*(?:in|for) )(20\d\d)\b", re.I)
+
+
+# What a rule or window "used to" be: a change told as history, not the rule now ("Open Enrollment
+# used to run November 15 to December 31").
+_HISTORY_BEFORE = re.compile(
+    r"\b(?:used to|previously|formerly|originally|back in|in the past|years ago)\b(?:[^.;!?]|\.\d){0,40}$",
+    re.I,
+)
+
+
+def told_as_history(text: str, start: int) -> bool:
+    return _HISTORY_BEFORE.search(text, 0, start) is not None
 
 
 def named_as_past(text: str, match: re.Match[str], current_year: int) -> bool:
@@ -273,6 +288,12 @@ def asserted(
         if match is None:
             continue
         if kind != "support" and (clause.role == "comparison" or compared_against(text, match.start())):
+            continue
+        # "no Medigap policy covers drugs": a determiner's negation right before the match negates
+        # it even where the pattern reads negations inside itself.
+        if kind == "contradict" and (
+            _DETERMINER_NEGATION.search(text, 0, match.start()) or told_as_history(text, match.end())
+        ):
             continue
         if kind in ("support", "contradict", "disallowed") and not _pattern_reads_negation(pattern):
             if negated_before(text, match.start()):

@@ -103,9 +103,11 @@ def _pieces(lines: list[str], starts: list[int], first: int, last: int) -> list[
     return out
 
 
-# A bare "No" cell ("No", "❌ No", "✗", "No (it counts toward the Part D cap instead)").
+# A bare "No" cell ("No", "❌ No", "✗", "No (it counts toward the Part D cap instead)"), perhaps
+# with a search assistant's source markers ("No [2]").
 _CELL_NO = re.compile(
-    r"^(?:[\u274c\u2717\u2718\u26d4]\ufe0f?\s*(?:no\b\.?)?|no\b\.?)\s*(?:\([^()]*\))?\s*$", re.I
+    r"^(?:[\u274c\u2717\u2718\u26d4]\ufe0f?\s*(?:no\b\.?)?|no\b\.?)\s*(?:\([^()]*\))?\s*(?:\[\d+\]\s*)*$",
+    re.I,
 )
 # A header that negates ("Doesn't count?"): a "No" under it is not read as a plain negation.
 _HEADER_NEGATION = re.compile(r"\b(?:not|no|never)\b|n't\b", re.I)
