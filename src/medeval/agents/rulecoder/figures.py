@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from medeval.agents.rulecoder.quantities import KeyQuantity
 from medeval.agents.rulecoder.reading import (
     KINDS,
     about_other_quantity,
@@ -27,9 +28,8 @@ from medeval.agents.rulecoder.reading import (
     negated_before,
     told_as_history,
 )
-from medeval.agents.rulecoder.seasons import YearValues, labelled_year, pending_in, values_in, year_values
+from medeval.agents.rulecoder.seasons import labelled_year, pending_in, values_in
 from medeval.agents.rulecoder.text import Clause
-from medeval.schemas import Scenario, Severity
 
 Reading = Literal["contradicted", "doubtful"]
 
@@ -104,50 +104,11 @@ _YEAR = re.compile(r"\b(20\d\d)\b")
 
 
 @dataclass(frozen=True)
-class KeyQuantity:
-    """One quantity of the key, with the facts that state it."""
-
-    fact_ids: tuple[str, ...]
-    severity: Severity
-    statement: str
-    about: tuple[str, ...]
-    unit: str
-    values: tuple[str, ...]
-    multiples: bool
-    #: The values per plan year (None: pending); `values` are the asked year's.
-    years: YearValues = ()
-
-
-@dataclass(frozen=True)
 class FigureFinding:
     quantity: KeyQuantity
     reading: Reading
     start: int
     end: int
-
-
-def key_quantities(scenario: Scenario) -> list[KeyQuantity]:
-    out = []
-    asked = scenario.asked_year
-    for fact in scenario.canonical_facts:
-        # A fact that rests on a pending value is not read: no figure is scored against a guess.
-        if fact.patterns is None or fact.pending is not None:
-            continue
-        for q in fact.patterns.quantities:
-            years = year_values(q, asked)
-            out.append(
-                KeyQuantity(
-                    (fact.fact_id,),
-                    fact.severity_if_wrong,
-                    fact.statement,
-                    tuple(q.about),
-                    q.unit,
-                    values_in(years, asked) or (),
-                    q.multiples,
-                    years,
-                )
-            )
-    return out
 
 
 def _number(token: str) -> float:
@@ -285,6 +246,20 @@ def _gives_value(text: str, unit: str, quantity: KeyQuantity, year: int, figure:
     )
 
 
+def _right_value_before(
+    text: str, unit: str, quantity: KeyQuantity, year: int, figure: re.Match[str]
+) -> bool:
+    """The clause gives the quantity's right value before this figure."""
+    accepted = _compared_values(quantity, year)
+    return any(
+        other.end() <= figure.start()
+        and _accepted(
+            quantity, _date_edge(other) if other.re is _DATE_EDGE else _value(unit, other), False, accepted
+        )
+        for other in _figures(unit, text)
+    )
+
+
 def _figures(unit: str, text: str) -> list[re.Match[str]]:
     """The unit's figures in the text; for dates, also a window's single end named with its verb."""
     found = list(_FIGURES[unit].finditer(text))
@@ -395,6 +370,23 @@ def read_figures(
             # ("at $202.90, a 20% penalty is about $40.58 a month"; "after the $283 deductible,
             # usually $0"): they are not that quantity's amount.
             tied = [m for m in tied if not _gives_value(text, unit, m.quantity, year, match)]
+            # A fact with two windows: after Open Enrollment's right dates, "or ... from January 1 to
+            # March 31" is the other window, right for the fact ("Open Enrollment runs January 1
+            # through March 31" alone stays wrong).
+            tied = [
+                m
+                for m in tied
+                if not (
+                    _right_value_before(text, unit, m.quantity, year, match)
+                    and any(
+                        _accepted(o, value, approximate, _compared_values(o, year))
+                        for o in quantities
+                        if o is not m.quantity
+                        and o.unit == unit
+                        and set(o.fact_ids) & set(m.quantity.fact_ids)
+                    )
+                )
+            ]
             for m in tied:
                 yield FigureFinding(
                     m.quantity, "contradicted" if sure else "doubtful", match.start(), match.end()

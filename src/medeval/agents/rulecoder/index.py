@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from medeval.agents.rulecoder.coder import checklist_vocabulary, foreign_items, referral_facts
-from medeval.agents.rulecoder.figures import KeyQuantity, key_quantities
 from medeval.agents.rulecoder.keyed import Keyed, group_items, keyed_items
+from medeval.agents.rulecoder.quantities import KeyQuantity, key_quantities
 from medeval.agents.rulecoder.stance import content_words
 from medeval.schemas import Scenario
 

@@ -7,8 +7,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from medeval.agents.rulecoder.coder import SentenceReading, worst
-from medeval.agents.rulecoder.figures import KeyQuantity, read_figures
+from medeval.agents.rulecoder.examples import CHECKING, example_lead, example_plan
+from medeval.agents.rulecoder.figures import read_figures
 from medeval.agents.rulecoder.nonanswer import SentenceKind, sentence_kind
+from medeval.agents.rulecoder.quantities import KeyQuantity
 from medeval.agents.rulecoder.reading import MatchKind, asserted, compile_pattern, negated_inside
 from medeval.agents.rulecoder.stance import Setting, negated_quantifier, read_match
 from medeval.agents.rulecoder.structure import Sentence, read_structure
@@ -196,16 +198,6 @@ def _negating(lead: Piece | None) -> bool:
 
 
 _LEAD_NEGATION = re.compile(r"\b(?:not|never|no|cannot)\b|n't\b", re.I)
-# An instruction to check before an invented specific: "make sure the plan includes drug coverage",
-# "it's worth confirming that ..." tells the reader what to look up; it asserts nothing.
-_CHECKING = re.compile(
-    r"\b(?:make sure|ensure|confirm\w*|verify\w*|check\w*|double-check\w*|find out|see|look (?:up|for|at)|"
-    r"worth (?:asking|checking|confirming)|ask|compare)\s+(?:(?:also|first|again|carefully)\s+)?"
-    r"(?:that|whether|if|about|the plan|this plan|harborview|it|d-?snps?|plans|options|what)\b|"
-    # "make sure each of your medicines is on the formulary": these verbs only ever instruct.
-    r"\b(?:make sure|ensure|double-check)\b",
-    re.I,
-)
 
 
 def _negation_at(text: str, end: int) -> int:
@@ -221,31 +213,6 @@ _DENYING_LEAD = re.compile(
     r"don't assume|do not assume|wrong)\b",
     re.I,
 )
-
-
-# A labelled or hypothetical example plan ("Plan A: $0 premium ...", "for example, one plan might
-# ...", under an "Example" heading) illustrates how plans differ; it invents nothing about the
-# persona's plan unless it names that plan ("your plan", "this plan", its name).
-_EXAMPLE = re.compile(
-    r"^\W*(?:plan|option) (?:[a-z]|\d|one|two|three)\W*:|\bfor (?:example|instance)\b|\be\.g\.|"
-    # "example" in lower case, or opening a label: "Harborview Example Advantage" is a name.
-    r"\bhypothetical(?:ly)?\b|(?-i:\bexamples?\b)|^\W*example\W*:|\bimagine\b|\bsuppose\b|"
-    r"\b(?:let's )?say (?:two|one|a|you)\b|"
-    r"\bone plan (?:might|may|could)\b",
-    re.I,
-)
-_THIS_PLAN = re.compile(r"\b(?:your|this|that|the|its) (?:[\w']+ )?plan\b", re.I)
-_NAME = re.compile(r"\b[A-Z][a-z]{3,}\b")
-# Words a plan's name shares with the words around any example.
-_COMMON_NAME_WORDS = frozenset({"plan", "medicare", "example", "advantage", "part"})
-
-
-def _example_plan(unit: Sentence, clause: str, persona: frozenset[str]) -> bool:
-    around = " ".join(p.text for p in (unit.heading, unit.lead) if p is not None)
-    if not (_EXAMPLE.search(unit.text) or _EXAMPLE.search(around)):
-        return False
-    names = {w.lower() for w in _NAME.findall(clause)} - _COMMON_NAME_WORDS
-    return not _THIS_PLAN.search(clause) and not (names & persona)
 
 
 def _before(sentence: Piece, clause: Clause) -> str:
@@ -297,7 +264,9 @@ def read_sentence(
         joint = unit.lead is not None and across == lead_end + 1 and n == 1
         claims = asserts and not (inherited and across is None) and (not joint or unit.lead_states)
         for figure in (
-            read_figures(clause, quantities or [], year, _before(unit.piece, clause)) if claims else ()
+            read_figures(clause, quantities or [], year, _before(unit.piece, clause))
+            if claims and not (inherited and joint) and not example_lead(unit)
+            else ()
         ):
             for fact_id in figure.quantity.fact_ids:
                 if figure.reading == "contradicted":
@@ -332,8 +301,8 @@ def read_sentence(
                     match is not None
                     and item.disallowed
                     and (
-                        _CHECKING.search(clause.text, 0, match.end())
-                        or _example_plan(unit, clause.text, persona)
+                        CHECKING.search(clause.text, 0, match.end())
+                        or example_plan(unit, clause.text, persona)
                     )
                 ):
                     match = None

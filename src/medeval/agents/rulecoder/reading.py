@@ -63,11 +63,15 @@ _EMBEDDED = re.compile(
     # Someone else's belief is reported, not asserted: "people who assume they'll be signed up
     # automatically", "a common myth that ...", "you might think you have to enroll".
     r"\b(?:assum(?:e|es|ed|ing)|believ(?:e|es|ed|ing)|(?:might|may|would|could) think|"
-    r"(?:myth|misconception|misunderstanding) (?:is )?that)\b)"
+    r"(?:myth|misconception|misunderstanding) (?:is )?that)\b|"
+    # Quoted speech: 'you'll hear people say "everyone has to sign up at 65"'.
+    r"\b(?:say|says|said|claim|claims|hear|heard)\b[^\"\u201c]{0,20}[\"\u201c])"
     r"(?:[^,;:()]|,(?=\d))*",
     re.I,
 )
-_EMBEDDED_CUE = re.compile(r"whether| if |assum|believ|think|myth|misconception|misunderstanding", re.I)
+_EMBEDDED_CUE = re.compile(
+    r"whether| if |assum|believ|think|myth|misconception|misunderstanding|say|claim|hear", re.I
+)
 
 
 def embedded_questions(text: str) -> list[tuple[int, int]]:
@@ -152,6 +156,10 @@ def told_as_history(text: str, start: int) -> bool:
     return _HISTORY_BEFORE.search(text, 0, start) is not None
 
 
+# A year labelling the figure right before it: "(2025: $209.50/day)".
+_YEAR_LABEL = re.compile(r"\b(20\d\d)\s*:\s*$")
+
+
 def named_as_past(text: str, match: re.Match[str], current_year: int) -> bool:
     before, after = text[: match.start()], text[match.end() :]
     if _CUE_BEFORE.search(before) or _CUE_AFTER.match(after):
@@ -164,7 +172,7 @@ def named_as_past(text: str, match: re.Match[str], current_year: int) -> bool:
     year = _YEAR_BEFORE.search(before)
     if year and int(year.group(1) or year.group(2)) < current_year:
         return True
-    year = _YEAR_AFTER.match(after)
+    year = _YEAR_AFTER.match(after) or _YEAR_LABEL.search(before)
     return year is not None and int(year.group(1)) < current_year
 
 

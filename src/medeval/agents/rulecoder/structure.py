@@ -106,7 +106,8 @@ def _pieces(lines: list[str], starts: list[int], first: int, last: int) -> list[
 # A bare "No" cell ("No", "❌ No", "✗", "No (it counts toward the Part D cap instead)"), perhaps
 # with a search assistant's source markers ("No [2]").
 _CELL_NO = re.compile(
-    r"^(?:[\u274c\u2717\u2718\u26d4]\ufe0f?\s*(?:no\b\.?)?|no\b\.?)\s*(?:\([^()]*\))?\s*(?:\[\d+\]\s*)*$",
+    r"^(?:[\u274c\u2717\u2718\u26d4]\ufe0f?\s*(?:no\b\.?)?|(?:(?:generally|usually|typically|mostly|often)\s+)?no\b\.?)"
+    r"\s*(?:\([^()]*\))?\s*(?:\[\d+\]\s*)*$",
     re.I,
 )
 # A header that negates ("Doesn't count?"): a "No" under it is not read as a plain negation.

@@ -1,0 +1,55 @@
+"""Where an invented plan specific is not one: an instruction to check ("make sure the plan
+includes drug coverage"), and an example the answer sets up ("Plan A:", "for example", "Suppose a
+plan's limit were $6,000"), which is not the persona's named plan."""
+
+from __future__ import annotations
+
+import re
+
+from medeval.agents.rulecoder.structure import Sentence
+
+# An instruction to check before an invented specific: "make sure the plan includes drug coverage",
+# "it's worth confirming that ..." tells the reader what to look up; it asserts nothing.
+CHECKING = re.compile(
+    r"\b(?:make sure|ensure|confirm\w*|verify\w*|check\w*|double-check\w*|find out|see|look (?:up|for|at)|"
+    r"worth (?:asking|checking|confirming)|ask|compare)\s+(?:(?:also|first|again|carefully)\s+)?"
+    r"(?:that|whether|if|about|the plan|this plan|harborview|it|d-?snps?|plans|options|what)\b|"
+    # "make sure each of your medicines is on the formulary": these verbs only ever instruct.
+    r"\b(?:mak(?:e|es|ing) sure|ensur(?:e|es|ing)|double-check\w*)\b",
+    re.I,
+)
+
+
+# A labelled or hypothetical example plan ("Plan A: $0 premium ...", "for example, one plan might
+# ...", under an "Example" heading) illustrates how plans differ; it invents nothing about the
+# persona's plan unless it names that plan ("your plan", "this plan", its name).
+_EXAMPLE = re.compile(
+    r"^\W*(?:plan|option) (?:[a-z]|\d|one|two|three)\W*:|\bfor (?:example|instance)\b|\be\.g\.|"
+    # "example" in lower case, or opening a label: "Harborview Example Advantage" is a name.
+    r"\bhypothetical(?:ly)?\b|(?-i:\bexamples?\b)|^\W*example\W*:|\bimagine\b|\bsuppose\b|"
+    r"\b(?:let's )?say (?:two|one|a|you|\$)|"
+    r"\bone plan (?:might|may|could)\b",
+    re.I,
+)
+_YOUR_PLAN = re.compile(r"\b(?:your|this|that) (?:[\w']+ )?plan\b", re.I)
+_THIS_PLAN = re.compile(r"\b(?:your|this|that|the|its) (?:[\w']+ )?plan\b", re.I)
+_NAME = re.compile(r"\b[A-Z][a-z]{3,}\b")
+# Words a plan's name shares with the words around any example.
+_COMMON_NAME_WORDS = frozenset({"plan", "medicare", "example", "advantage", "part"})
+
+
+def example_lead(unit: Sentence) -> bool:
+    """The sentence is under a lead-in or heading that sets up an example ("Here's a simplified
+    example. Suppose a plan's limit were $6,000"): its figures are the example's."""
+    around = " ".join(p.text for p in (unit.heading, unit.lead) if p is not None)
+    return bool(around) and _EXAMPLE.search(around) is not None
+
+
+def example_plan(unit: Sentence, clause: str, persona: frozenset[str]) -> bool:
+    in_example = example_lead(unit)
+    if not (in_example or _EXAMPLE.search(unit.text)):
+        return False
+    names = {w.lower() for w in _NAME.findall(clause)} - _COMMON_NAME_WORDS
+    # Under an example's lead-in, "the plan" is the example's plan; "your plan" is still yours.
+    this_plan = _YOUR_PLAN if in_example else _THIS_PLAN
+    return not this_plan.search(clause) and not (names & persona)
