@@ -6,28 +6,19 @@ from __future__ import annotations
 
 import pytest
 
-from medeval.agents import rules
-from medeval.scenarios.load import bundled_scenarios_dir, load_scenario
 from medeval.schemas import Scenario
 
-
-def _key(name: str) -> Scenario:
-    return load_scenario(bundled_scenarios_dir() / "v1" / f"{name}.json")
+from .rules_support import covered, key
 
 
 @pytest.fixture(scope="module")
 def dual() -> Scenario:
-    return _key("ship_dual_eligible")
+    return key("ship_dual_eligible")
 
 
 @pytest.fixture(scope="module")
 def medicare_only() -> Scenario:
-    return _key("ship_medicare_only")
-
-
-def covered(scenario: Scenario, group: str, answer: str) -> set[str]:
-    out = rules.code_answer(scenario, group, answer)
-    return {c.fact_id for c in out.checklist if c.code == "covered"}
+    return key("ship_medicare_only")
 
 
 CREDITED = [

@@ -5,15 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from medeval.agents import rules
-from medeval.scenarios.load import bundled_scenarios_dir, load_scenario
-
-
-def contradicted(key: str, group: str, answer: str) -> set[str]:
-    scenario = load_scenario(bundled_scenarios_dir() / "v1" / f"{key}.json")
-    out = rules.code_answer(scenario, group, answer)
-    return {e for v in out.verdicts if v.label == "CONTRADICTED" for e in v.evidence}
-
+from .rules_support import contradicted
 
 PAIRS = [
     (

@@ -6,19 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from medeval.agents import rules
-from medeval.scenarios.load import bundled_scenarios_dir, load_scenario
-from medeval.schemas import Scenario
-
-
-def _key(name: str) -> Scenario:
-    return load_scenario(bundled_scenarios_dir() / "v1" / f"{name}.json")
-
-
-def contradicted(scenario: Scenario, group: str, answer: str) -> set[str]:
-    out = rules.code_answer(scenario, group, answer)
-    return {e for v in out.verdicts if v.label == "CONTRADICTED" for e in v.evidence}
-
+from .rules_support import contradicted, key
 
 # (key, group, fact, wrong sentence, the same point said rightly or guarded)
 PAIRS = [
@@ -95,6 +83,6 @@ PAIRS = [
 def test_wrong_rule_contradicts_and_its_twin_does_not(
     name: str, group: str, fact: str, wrong: str, right: str
 ) -> None:
-    key = _key(name)
-    assert fact in contradicted(key, group, wrong)
-    assert fact not in contradicted(key, group, right)
+    scenario = key(name)
+    assert fact in contradicted(scenario, group, wrong)
+    assert fact not in contradicted(scenario, group, right)

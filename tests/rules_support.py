@@ -1,0 +1,27 @@
+"""What the rules coder's minimal-pair tests share: the bundled 2026 keys, and the items an answer
+is credited with or contradicts."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from medeval.agents import rules
+from medeval.scenarios.load import bundled_scenarios_dir, load_scenario
+from medeval.schemas import Scenario
+
+
+@cache
+def key(name: str) -> Scenario:
+    """A bundled 2026 SHIP key ("ship_medicare_only", "ship_dual_eligible"), loaded once."""
+    return load_scenario(bundled_scenarios_dir() / "v1" / f"{name}.json")
+
+
+def covered(scenario: Scenario, group: str, answer: str) -> set[str]:
+    out = rules.code_answer(scenario, group, answer)
+    return {c.fact_id for c in out.checklist if c.code == "covered"}
+
+
+def contradicted(scenario: Scenario | str, group: str, answer: str) -> set[str]:
+    """The facts and disallowed claims the answer's sentences contradict."""
+    out = rules.code_answer(key(scenario) if isinstance(scenario, str) else scenario, group, answer)
+    return {e for v in out.verdicts if v.label == "CONTRADICTED" for e in v.evidence}
