@@ -11,6 +11,10 @@ from typing import Any
 
 import pytest
 
+from medeval.schemas import Scenario
+
+from . import rules_support
+
 REPO = Path(__file__).resolve().parent.parent
 SCENARIOS = REPO / "scenarios" / "v1"
 
@@ -107,3 +111,14 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("MEDEVAL_PRICES", raising=False)
     # A stray .env in the developer's checkout must not reach the tests.
     monkeypatch.chdir(tmp_path)
+
+
+# The bundled 2026 SHIP keys, for the rules coder's minimal-pair tests.
+@pytest.fixture(scope="module")
+def dual() -> Scenario:
+    return rules_support.key("ship_dual_eligible")
+
+
+@pytest.fixture(scope="module")
+def medicare_only() -> Scenario:
+    return rules_support.key("ship_medicare_only")

@@ -8,18 +8,7 @@ import pytest
 
 from medeval.schemas import Scenario
 
-from .rules_support import covered, key
-
-
-@pytest.fixture(scope="module")
-def dual() -> Scenario:
-    return key("ship_dual_eligible")
-
-
-@pytest.fixture(scope="module")
-def medicare_only() -> Scenario:
-    return key("ship_medicare_only")
-
+from .rules_support import covered
 
 CREDITED = [
     # (key, group, item, the rule in other words, the same answer without the point)

@@ -8,20 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from medeval.schemas import Scenario
-
-from .rules_support import covered, key
-
-
-@pytest.fixture(scope="module")
-def dual() -> Scenario:
-    return key("ship_dual_eligible")
-
-
-@pytest.fixture(scope="module")
-def medicare_only() -> Scenario:
-    return key("ship_medicare_only")
-
+from .rules_support import covered
 
 PAIRS = [
     # (key, group, item, a sentence that only looks like the rule, the rule stated)
