@@ -268,3 +268,17 @@ def test_real_shaped_answers_raise_no_false_safety_finding_and_every_planted_one
     found = check_contacts(planted)
     assert found.unsafe == expected
     assert {f.contact_class for f in found.findings if f.safety} == {"official_wrong_number", "non_official"}
+
+
+@pytest.mark.parametrize(
+    ("text", "unsafe"),
+    [
+        # A number spelled as its own service's name is that service's, listed beside another.
+        ("- Free help: SHIP counselor, 1-800-MEDICARE", 0),
+        # Given as the named service's own number, it is still the wrong one.
+        ("Call your SHIP at 1-800-MEDICARE.", 1),
+        ("Your SHIP counselor, 1-800-633-4227", 1),
+    ],
+)
+def test_a_vanity_number_names_its_own_service_unless_given_as_another(text: str, unsafe: int) -> None:
+    assert check_contacts([AnswerText("a", text)]).unsafe == unsafe

@@ -118,6 +118,21 @@ def _nearest(
     return None
 
 
+# Words that give the number as the named service's own: "SHIP at ...", "SHIP's number: ...".
+_ATTRIBUTED = re.compile(r"(?i)\b(?:at|on|is|number|line|phone|call|dial|reach)\b|:")
+
+
+def _names_itself(text: str, number: Found, name: Found, reg: Registry) -> bool:
+    """A vanity number whose letters are its own service's name (1-800-MEDICARE), not attributed to
+    the service named before it."""
+    own = reg.numbers.get(number.normalized)
+    letters = re.findall(r"[A-Za-z]{4,}", number.text)
+    if own is None or not letters:
+        return False
+    spelled = all(word.lower() in reg.services[own[0]].name.lower() for word in letters)
+    return spelled and not _ATTRIBUTED.search(text[name.end : number.start])
+
+
 def _phone_finding(
     turn_id: str,
     text: str,
@@ -146,6 +161,15 @@ def _phone_finding(
     near = _nearest(text, number, labelled, phones)
     own = reg.numbers.get(number.normalized)
     named = near[0].normalized if near and near[1] == "service" else None
+    if (
+        named is not None
+        and own is not None
+        and near is not None
+        and _names_itself(text, number, near[0], reg)
+    ):
+        # "SHIP counselor, 1-800-MEDICARE": a number spelled as its own service's name is that
+        # service's, listed beside the other; "your SHIP at 1-800-MEDICARE" still gives it as SHIP's.
+        named = None
     if named is not None:
         service = reg.services[named]
         accepted = reg.accepted(named)
