@@ -242,13 +242,11 @@ def verifier_output(
         figures = any(r.kind == "substance" and _FIGURE.search(r.quote) for r in readings)
         if not answered and moves and not figures:
             non_answer = non_answer_kind(moves)
-    if non_answer is not None:
-        readings = [replace(r, covered=[]) for r in readings]
     weak = [] if non_answer is not None else weak_credit(readings, set(items))
     if non_answer is None and not weak:
         non_answer = general_explanation(readings, items, vocabulary, foreign)
-        if non_answer is not None:
-            readings = [replace(r, covered=[]) for r in readings]
+    if non_answer is not None:
+        readings = [replace(r, covered=[]) for r in readings]
     verdicts = []
     for i, r in enumerate(readings, start=1):
         claim_id = f"{claim_prefix}{i}"
@@ -315,8 +313,6 @@ def weak_credit(readings: list[SentenceReading], items: set[str]) -> list[str]:
     answer that also says where to check credits two items, and is left to the group's rule."""
     if any(r.contradicted or r.unsettled for r in readings):
         return []
-    # Clarifying questions count when the answer is mostly questions; one closing "Would you like
-    # me to ...?" offer does not make an answer decline.
     credited = {f for r in readings for f in r.covered} & items
     if len(credited) != 1:
         return []
@@ -324,6 +320,8 @@ def weak_credit(readings: list[SentenceReading], items: set[str]) -> list[str]:
     # hedge but is the point itself.
     others = [r for r in readings if not set(r.covered) & credited]
     declining = sum(r.kind in _DECLINING_KINDS and declines(r.quote) for r in others)
+    # Clarifying questions count when the answer is mostly questions; one closing "Would you like
+    # me to ...?" offer does not make an answer decline.
     asks = sum(r.kind == "question" for r in others)
     if not declining and asks < _ASKS_BACK:
         return []

@@ -115,11 +115,15 @@ _ASSERTIVE = re.compile(
 )
 
 
-# A rule, a figure, a date or a negation: what can make an otherwise right answer wrong.
-_STRONG = re.compile(
+# A figure or a date ("$185", "20%", "8 months", "Oct 15"), which both readings below count.
+_FIGURE_OR_DATE = (
     r"\$\s?\d|\d\s?%|\b\d+[- ](?:day|month|year)s?\b|"
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|"
-    r"\b(?:must|have to|has to|required|requires?|mandatory|automatic(?:ally)?|only|never|always|cannot|"
+)
+# A rule, a figure, a date or a negation: what can make an otherwise right answer wrong.
+_STRONG = re.compile(
+    _FIGURE_OR_DATE
+    + r"\b(?:must|have to|has to|required|requires?|mandatory|automatic(?:ally)?|only|never|always|cannot|"
     r"can't|won't|doesn't|don't|isn't|aren't|not|no|none|all|every|any ?time|deadline|penalt\w*)\b",
     re.I,
 )
@@ -201,9 +205,8 @@ def clause_kind(text: str) -> SentenceKind:
 # follows the same schedule", "ads don't always tell the whole story"): a negation or a negated
 # hedge alone is no rule.
 _RULE = re.compile(
-    r"\$\s?\d|\d\s?%|\b\d+[- ](?:day|month|year)s?\b|"
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|"
-    r"\b(?:must|have to|has to|required|requires?|mandatory|automatic(?:ally)?|only|never|cannot|can't|"
+    _FIGURE_OR_DATE
+    + r"\b(?:must|have to|has to|required|requires?|mandatory|automatic(?:ally)?|only|never|cannot|can't|"
     r"won't|penalt\w*|deadline|within|covers?|covered|pays?|paid|qualif\w*|eligible)\b",
     re.I,
 )

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from medeval.agents.rulecoder.stance import nearest_year
-from medeval.agents.rulecoder.text import Clause
+from medeval.agents.rulecoder.text import YEAR_LABEL, Clause
 
 MatchKind = Literal["support", "contradict", "stale", "disallowed"]
 
@@ -76,13 +76,19 @@ _EMBEDDED_CUE = re.compile(
 
 def embedded_questions(text: str) -> list[tuple[int, int]]:
     """The spans of the clause's embedded questions."""
+    return list(_question_spans(text))
+
+
+# Every pattern of every key item reads the same clause: its questions are found once.
+@lru_cache(maxsize=4096)
+def _question_spans(text: str) -> tuple[tuple[int, int], ...]:
     if not _EMBEDDED_CUE.search(text):
-        return []
-    return [(m.start(), m.end()) for m in _EMBEDDED.finditer(text)]
+        return ()
+    return tuple((m.start(), m.end()) for m in _EMBEDDED.finditer(text))
 
 
 def _outside_questions(
-    pattern: re.Pattern[str], text: str, match: re.Match[str], spans: list[tuple[int, int]]
+    pattern: re.Pattern[str], text: str, match: re.Match[str], spans: tuple[tuple[int, int], ...]
 ) -> re.Match[str] | None:
     """`match`, or when it ends inside an embedded question, the pattern's match in the clause
     before that question (if any): only what the clause says outside its questions is asserted."""
@@ -156,8 +162,9 @@ def told_as_history(text: str, start: int) -> bool:
     return _HISTORY_BEFORE.search(text, 0, start) is not None
 
 
-# A year labelling the figure right before it: "(2025: $209.50/day)".
-_YEAR_LABEL = re.compile(r"\b(20\d\d)\s*:\s*$")
+def _year_label(before: str) -> re.Match[str] | None:
+    """The year labelling a figure, read only where the label ends in its colon ("2025: $209.50")."""
+    return YEAR_LABEL.search(before) if before.rstrip().endswith(":") else None
 
 
 def named_as_past(text: str, match: re.Match[str], current_year: int) -> bool:
@@ -172,7 +179,7 @@ def named_as_past(text: str, match: re.Match[str], current_year: int) -> bool:
     year = _YEAR_BEFORE.search(before)
     if year and int(year.group(1) or year.group(2)) < current_year:
         return True
-    year = _YEAR_AFTER.match(after) or _YEAR_LABEL.search(before)
+    year = _YEAR_AFTER.match(after) or _year_label(before)
     return year is not None and int(year.group(1)) < current_year
 
 
@@ -290,7 +297,7 @@ def asserted(
     """
     text = clause.text
     compiled = compile_pattern(pattern)
-    questions = embedded_questions(text) if kind in ("contradict", "disallowed") else []
+    questions = _question_spans(text) if kind in ("contradict", "disallowed") else ()
     for found in compiled.finditer(text):
         match = _outside_questions(compiled, text, found, questions) if questions else found
         if match is None:

@@ -196,7 +196,8 @@ _BOUNDARY = re.compile(
 )
 _CONTRAST_WORD = re.compile(r"^[,\s]*(but|whereas|although|though|however|yet|while)\b", re.I)
 _COLON = re.compile(r":\s")
-_YEAR_LABEL = re.compile(r"\b20\d\d\s*$")
+# A year labelling the value after it, up to its colon: "(2025: $209.50/day)".
+YEAR_LABEL = re.compile(r"\b(20\d\d)\s*:?\s*$")
 # A comparison phrase set off by commas or parentheses: "unlike Medicare", "compared with Medigap".
 _COMPARISON = re.compile(
     r"(?:^|,\s*|\(\s*)(?P<phrase>(?:unlike|compared (?:with|to)|as opposed to|in contrast to|versus|vs\.?)"
@@ -273,7 +274,7 @@ def _split_colon(piece: Piece) -> list[Piece]:
     for match in _COLON.finditer(piece.text):
         label = piece.text[start : match.start()]
         # ... or a year labelling the value after it ("... (2025: $209.50/day)").
-        if len(label.split()) <= 5 or _YEAR_LABEL.search(label):
+        if len(label.split()) <= 5 or YEAR_LABEL.search(label):
             continue
         out.append(piece.sub(start, match.start()))
         start = match.end()
