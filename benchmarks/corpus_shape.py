@@ -3,8 +3,8 @@ corpus's shape figures beside the coder's agreement figures, so anyone can see b
 
     .venv/bin/python benchmarks/corpus_shape.py [CORPUS.jsonl ...] [--direct]
 
-Default: the five parts of the real-shaped corpus (benchmarks/corpus/ship_real_shaped_tune.jsonl,
-ship_real_shaped_holdout.jsonl and ship_real_shaped_round2/3/4.jsonl; see their README for which
+Default: the six parts of the real-shaped corpus (benchmarks/corpus/ship_real_shaped_tune.jsonl,
+ship_real_shaped_holdout.jsonl and ship_real_shaped_round2/3/4/5.jsonl; see their README for which
 was held out when). Shape: answer length quantiles (characters), and the share of
 answers with a Markdown heading, a heading phrased as a question, a Markdown table, a bullet or
 numbered list, bold text, and a dollar figure or rule labelled with a past year ("in 2024", "(2025)").
@@ -32,6 +32,7 @@ DEFAULT = (
     CORPUS_DIR / "ship_real_shaped_round2.jsonl",
     CORPUS_DIR / "ship_real_shaped_round3.jsonl",
     CORPUS_DIR / "ship_real_shaped_round4.jsonl",
+    CORPUS_DIR / "ship_real_shaped_round5.jsonl",
 )
 CURRENT_YEAR = 2026
 
