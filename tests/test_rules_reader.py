@@ -165,10 +165,11 @@ def test_the_structure_gives_roles_lead_ins_and_header_cells_with_exact_spans() 
     got = read_structure(answer)
     assert [(s.role, s.text) for s in got] == [
         ("question", "Does Medicare cover it?"),
-        ("statement", "What Medicare does NOT cover:"),
+        # A wh-clause lead-in labels its list, as a heading does.
+        ("heading", "What Medicare does NOT cover:"),
         ("statement", "Long-term custodial care"),
         ("statement", "help with bathing"),
-        ("statement", "When you call, ask:"),
+        ("heading", "When you call, ask:"),
         ("suggested", "Is my doctor in network"),
         ("row", "Part B premium | 2026: $202.90"),
     ]

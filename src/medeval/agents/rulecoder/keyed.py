@@ -14,7 +14,7 @@ from medeval.agents.rulecoder.quantities import KeyQuantity
 from medeval.agents.rulecoder.reading import MatchKind, asserted, compile_pattern, negated_inside
 from medeval.agents.rulecoder.stance import Setting, negated_quantifier, read_match
 from medeval.agents.rulecoder.structure import Sentence, read_structure
-from medeval.agents.rulecoder.text import Clause, Piece, clauses
+from medeval.agents.rulecoder.text import Clause, Piece, clauses, without_asides
 from medeval.schemas import Scenario, Severity, Span
 
 # Markup around a sentence belongs to its quote ("**Yes.**" is quoted whole).
@@ -135,12 +135,14 @@ def judged_match(
     sentence: str,
     across: int | None,
     setting: Setting,
+    scope: str | None = None,
 ) -> tuple[re.Match[str] | None, str]:
     """The first contradiction match the clause's reading asserts (with ""), else the first whose
-    reading is unsettled (with the reason), else (None, "")."""
+    reading is unsettled (with the reason), else (None, ""). A pattern's sentence-wide look-aheads
+    read `scope` (the sentence from a contrast clause on), its subject the whole sentence."""
     unsettled: tuple[re.Match[str] | None, str] = (None, "")
     for pattern in patterns:
-        if not compile_pattern(pattern).search(sentence):
+        if not compile_pattern(pattern).search(sentence if scope is None else scope):
             continue
         for match in asserted(pattern, clause, "contradict", current_year=year, statement=statement):
             if across is not None and not match.start() < across < match.end():
@@ -215,6 +217,15 @@ _DENYING_LEAD = re.compile(
 )
 
 
+# "which may be $0, depending on the plan": a named plan's figure offered as one possibility of
+# many is not the figure asserted; whether it reads as one is a person's call.
+_DEPENDING = re.compile(
+    r"\b(?:may|might|could)\b[^.;]{0,40}\bdepending on\b|\bdepending on (?:the|your|which|each) "
+    r"(?:plan|county|area|insurer)\b",
+    re.I,
+)
+
+
 def _before(sentence: Piece, clause: Clause) -> str:
     """The sentence's text before the clause."""
     if not clause.piece.offsets or clause.piece.offsets[0] not in sentence.offsets:
@@ -258,6 +269,15 @@ def read_sentence(
     units = reading_units(unit.piece, unit.lead)
     lead_end = len(clauses(unit.lead)[-1].text) if unit.lead is not None and clauses(unit.lead) else 0
     for n, (clause, across) in enumerate(units):
+        plain = without_asides(clause) if across is None else None
+        # A contrast clause is read from where it starts: "Original Medicare doesn't, but many
+        # Advantage plans do cover long-term care" - the first clause's negation is not its own.
+        # (A disallowed claim's look-aheads still read the whole sentence: "I can't give you the
+        # figure, but ..." is a refusal's hedge.)
+        scope = whole
+        if clause.role == "contrast" and across is None:
+            before = _before(unit.piece, clause)
+            scope = unit.text[len(before) :] if before else whole
         # An item under a negating lead-in is read only with it: alone it has the wrong polarity.
         # Joined to a heading or a question it asserts nothing; joined to a negating lead-in, only
         # a pattern that reads the lead's negation itself can find a contradiction.
@@ -277,6 +297,13 @@ def read_sentence(
             if found.get(item.item_id) and found[item.item_id].code == "contradicted":
                 continue
             if item.screen is not None and item.screen.search(clause.text) is None:
+                if (
+                    plain is not None
+                    and item.item_id not in found
+                    and item.screen.search(plain.text)
+                    and first_match(item.support, plain, "support", year) is not None
+                ):
+                    found[item.item_id] = Finding(item.item_id, "covered", "none")
                 continue
             if claims:
                 if item.disallowed:
@@ -286,7 +313,7 @@ def read_sentence(
                     reason = ""
                 else:
                     match, reason = judged_match(
-                        item.contradict, clause, year, item.statement, whole, across, setting
+                        item.contradict, clause, year, item.statement, whole, across, setting, scope
                     )
                 if match is None:
                     match = first_match(item.stale, clause, "stale", year, item.statement, across=across)
@@ -306,6 +333,8 @@ def read_sentence(
                     )
                 ):
                     match = None
+                if match is not None and item.disallowed and _DEPENDING.search(clause.text):
+                    reason = "a possibility that depends on the plan, not a figure given as the plan's"
                 if match is not None and not reason:
                     found[item.item_id] = Finding(item.item_id, "contradicted", item.severity)
                     continue
@@ -315,6 +344,8 @@ def read_sentence(
             if item.item_id in found:
                 continue
             match = first_match(item.support, clause, "support", year, across=across)
+            if match is None and plain is not None:
+                match = first_match(item.support, plain, "support", year)
             if match is not None:
                 found[item.item_id] = Finding(item.item_id, "covered", "none")
     extra = [d for i, d in doubts.items() if found.get(i) is None or found[i].code != "contradicted"]

@@ -73,6 +73,9 @@ _PLACE_QUESTION = re.compile(r"\W*(?:where|who|how (?:can|do|to|should)|when)\b"
 _CONDITION_LEAD = re.compile(r"\b(?:when|if|only if|as long as|provided|unless)\s*:?\s*$", re.I)
 # A question, allowing closing quotes and markup after the mark.
 _QUESTION_END = re.compile(r"\?[\"')\]*_\s]*$")
+# A lead-in that names what follows by a wh-clause ("What an HMO typically covers out of
+# network:", "Which costs count:") labels its list as a heading does; it asserts nothing itself.
+_WH_LABEL = re.compile(r"^\W*(?:what|which|where|when|who|how|why)\b[^:]*:[\s*_]*$", re.I)
 
 
 @lru_cache(maxsize=1)
@@ -112,6 +115,14 @@ _CELL_NO = re.compile(
 )
 # A header that negates ("Doesn't count?"): a "No" under it is not read as a plain negation.
 _HEADER_NEGATION = re.compile(r"\b(?:not|no|never)\b|n't\b", re.I)
+# A column of what is wrong ("Myth | Fact", "Common misconception | Reality"): its cells are the
+# myths the row goes on to correct, so the row is read without them.
+_MYTH_HEADER = re.compile(
+    r"^\W*(?:(?:the|common|a)\s+)?(?:myths?|misconceptions?|misunderstandings?|mistakes?|"
+    r"what (?:people|many people|some people|you might) (?:think|assume|believe|hear)|"
+    r"(?:common )?(?:belief|assumption)s?|false|wrong|you might hear|people say)\W*$",
+    re.I,
+)
 
 
 def _row(cells: Piece, header: list[Piece], width: int) -> Piece:
@@ -123,9 +134,13 @@ def _row(cells: Piece, header: list[Piece], width: int) -> Piece:
         return cells
     # Empty cells at the row's start leave no text: the cells left are the row's last ones.
     shift = max(0, width - len(parts))
+    myths = {i for i, name in enumerate(header) if _MYTH_HEADER.match(name.text)}
+    if shift == 0 and 0 in myths and len(parts) > 1 and len(myths) < len(header):
+        parts = parts[1:]
+        shift = 1
     out = parts[0]
     for i, cell in enumerate(parts[1:], start=1 + shift):
-        if not cell.text:
+        if not cell.text or i in myths:
             continue
         at = cell.offsets[0]
         out = out + Piece(CELL, (at,) * len(CELL))
@@ -322,7 +337,7 @@ def read_structure(answer: str) -> tuple[Sentence, ...]:
                 role: Role
                 if _QUESTION_END.search(piece.text):
                     role = "question"
-                elif block.kind == "heading":
+                elif block.kind == "heading" or (block.kind != "row" and _WH_LABEL.match(piece.text)):
                     role = "heading"
                 elif suggested:
                     role = "suggested"

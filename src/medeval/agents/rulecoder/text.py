@@ -218,6 +218,29 @@ def _is_range_dash(text: str, at: int, mark: str) -> bool:
     )
 
 
+# A long aside in parentheses: "None of the Medicare options (Original Medicare, a Medicare
+# Advantage plan, or a D-SNP) pays for custodial care".
+_ASIDE = re.compile(r"\s*\([^()]{20,}\)")
+
+
+def without_asides(clause: Clause) -> Clause | None:
+    """The clause with its long parenthetical asides left out, so a subject and its verb that an
+    aside holds apart are read together; None when it has none. Only credit is read so: an aside
+    may hold the condition that keeps a statement from being wrong."""
+    kept: list[Piece] = []
+    start = 0
+    for match in _ASIDE.finditer(clause.text):
+        kept.append(clause.piece.sub(start, match.start()))
+        start = match.end()
+    if not kept:
+        return None
+    kept.append(clause.piece.sub(start, len(clause.text)))
+    joined = kept[0]
+    for piece in kept[1:]:
+        joined = joined + piece
+    return Clause(joined, clause.role)
+
+
 def clauses(sentence: Piece) -> list[Clause]:
     """Split a sentence into clauses that a pattern is matched within. A table row's cells are
     read with the row's label: "Medicare Advantage | Medicaid stays separate" reads as
