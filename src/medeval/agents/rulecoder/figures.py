@@ -26,6 +26,7 @@ from medeval.agents.rulecoder.reading import (
     named_as_past,
     names_subject,
     negated_before,
+    reported,
     told_as_history,
 )
 from medeval.agents.rulecoder.seasons import labelled_year, pending_in, values_in
@@ -57,8 +58,9 @@ _FIGURES: dict[str, re.Pattern[str]] = {
         r"|\b(?P<w>\d{1,3}(?:,\d{3})+|\d+)(?P<x>\.\d{1,2})? dollars\b",
         re.I,
     ),
-    "months": re.compile(rf"\b{_NUMBER}[- ](?:full )?(?:calendar )?months?\b", re.I),
-    "days": re.compile(rf"\b{_NUMBER}[- ](?:full )?(?:calendar )?days?\b", re.I),
+    # "$0 days 1-20" is a price, not a count of days.
+    "months": re.compile(rf"(?<!\$)\b{_NUMBER}[- ](?:full )?(?:calendar )?months?\b", re.I),
+    "days": re.compile(rf"(?<!\$)\b{_NUMBER}[- ](?:full )?(?:calendar )?days?\b", re.I),
     "percent": re.compile(rf"\b{_NUMBER}\s?(?:%|percent\b)", re.I),
     "employees": re.compile(
         rf"(?:\b(?:at least|more than|fewer than|less than|under|over)\s+{_NUMBER}"
@@ -272,6 +274,27 @@ def _figures(unit: str, text: str) -> list[re.Match[str]]:
     return found
 
 
+def names_key_value(text: str, start: int, end: int, quantities: list[KeyQuantity]) -> bool:
+    """Whether every dollar figure starting in [start, end) is a value the key gives for one of
+    its quantities: "the plan's drug costs count toward the cap, which is $2,100 in 2026" names
+    Part D's cap, not an amount invented for the plan."""
+    usd = [q for q in quantities if q.unit == "usd"]
+    figures = [m for m in _FIGURES["usd"].finditer(text) if start <= m.start() < end]
+    # $0 is too common a value to tell a program's amount from the plan's.
+    return bool(figures and usd) and all(
+        _value("usd", m) != 0
+        and _GENERAL_AMOUNT.search(text, max(start, m.start() - 60), m.start())
+        and any(_accepted(q, _value("usd", m), False) for q in usd)
+        for m in figures
+    )
+
+
+# What names a program-wide amount rather than the plan's own.
+_GENERAL_AMOUNT = re.compile(
+    r"\b(?:part [abd]|cap|ceiling|federal|medicare's|standard|by law|the law)\b", re.I
+)
+
+
 def _other_year(text: str, current_year: int) -> bool:
     return any(int(y) != current_year for y in _YEAR.findall(text))
 
@@ -320,18 +343,21 @@ def read_figures(
             year = labelled if labelled is not None and labelled != current_year else current_year
             known = {id(m): _compared_values(m.quantity, year) for m in tied}
             if year != current_year and not any(v for v in known.values()):
+                if labelled is not None and labelled > current_year:
+                    continue  # a later year's figure the key cannot check says nothing of now
                 year = current_year
             # A quantity whose value in that year is pending reads no figure.
             tied = [m for m in tied if not pending_in(m.quantity.years, year)]
             if not tied:
                 continue
-            if unit == "date_range" and told_as_history(text, match.start()):
+            if unit == "date_range" and told_as_history(text, match.start(), current_year):
                 continue
             if unit != "date_range" and (
                 (year == current_year and named_as_past(text, match, current_year))
                 or (unit == "usd" and in_range(text, match))
                 or compared_against(text, match.start())
                 or negated_before(text, match.start())
+                or reported(text, match.start())
             ):
                 continue
             tied = [

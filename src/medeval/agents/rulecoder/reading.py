@@ -65,12 +65,21 @@ _EMBEDDED = re.compile(
     r"\b(?:assum(?:e|es|ed|ing)|believ(?:e|es|ed|ing)|(?:might|may|would|could) think|"
     r"(?:myth|misconception|misunderstanding) (?:is )?that)\b|"
     # Quoted speech: 'you'll hear people say "everyone has to sign up at 65"'.
-    r"\b(?:say|says|said|claim|claims|hear|heard)\b[^\"\u201c]{0,20}[\"\u201c])"
-    r"(?:[^,;:()]|,(?=\d))*",
+    r"\b(?:say|says|said|claim|claims|hear|heard)\b[^\"\u201c]{0,20}[\"\u201c]|"
+    # What a source says, reported by a search assistant: "Source [3] lists $174.70", "some pages
+    # still show $185", "one older guide says ..." (whether it is right is said next, if at all).
+    r"\b(?:sources?|pages?|sites?|websites?|articles?|guides?|posts?|brochures?|blogs?|listings?|"
+    r"search results?)\b(?:\s*\[\d+\])?(?:[^.;:\"\u201c]{0,40}?)\s(?:still\s)?(?:say|says|said|list|lists|"
+    r"listed|quote|quotes|quoted|show|shows|showed|state|states|mention|mentions|claim|claims|"
+    r"report|reports|cite|cites|give|gives)\b)"
+    # A quotation the cue introduces runs to its closing mark, commas and all.
+    r"(?:\s*[\"\u201c][^\"\u201d]*[\"\u201d]?)?(?:[^,;:()]|,(?=\d))*",
     re.I,
 )
 _EMBEDDED_CUE = re.compile(
-    r"whether| if |assum|believ|think|myth|misconception|misunderstanding|say|claim|hear", re.I
+    r"whether| if |assum|believ|think|myth|misconception|misunderstanding|say|claim|hear|"
+    r"source|page|site|article|guide|post|brochure|blog|listing|result",
+    re.I,
 )
 
 
@@ -85,6 +94,12 @@ def _question_spans(text: str) -> tuple[tuple[int, int], ...]:
     if not _EMBEDDED_CUE.search(text):
         return ()
     return tuple((m.start(), m.end()) for m in _EMBEDDED.finditer(text))
+
+
+def reported(text: str, start: int) -> bool:
+    """Whether `start` falls in what the clause reports rather than asserts (an embedded
+    question, a belief, quoted speech, what a source says)."""
+    return any(a <= start < b for a, b in _question_spans(text))
 
 
 def _outside_questions(
@@ -158,8 +173,17 @@ _HISTORY_BEFORE = re.compile(
 )
 
 
-def told_as_history(text: str, start: int) -> bool:
-    return _HISTORY_BEFORE.search(text, 0, start) is not None
+# A clause set in an earlier year as a whole: "Before 2019, the January-March window was ...".
+_HISTORY_LEAD = re.compile(
+    r"^\W*(?:(?:and|but|so)\s+)?(?:before|until|prior to|up to|through|in|back in) ((?:19|20)\d\d)\b", re.I
+)
+
+
+def told_as_history(text: str, start: int, current_year: int) -> bool:
+    if _HISTORY_BEFORE.search(text, 0, start) is not None:
+        return True
+    lead = _HISTORY_LEAD.match(text)
+    return lead is not None and lead.end() <= start and int(lead.group(1)) < current_year
 
 
 def _year_label(before: str) -> re.Match[str] | None:
@@ -175,7 +199,8 @@ def named_as_past(text: str, match: re.Match[str], current_year: int) -> bool:
     # ... capped at $2,000", a "2025" column): before the key's year, it is the past's figure.
     dated = nearest_year(text, match.start(), match.end())
     if dated is not None:
-        return dated < current_year
+        # A later year's figure ("2027: announced at $9,850") is no more a claim about now.
+        return dated != current_year
     year = _YEAR_BEFORE.search(before)
     if year and int(year.group(1) or year.group(2)) < current_year:
         return True
@@ -307,7 +332,8 @@ def asserted(
         # "no Medigap policy covers drugs": a determiner's negation right before the match negates
         # it even where the pattern reads negations inside itself.
         if kind == "contradict" and (
-            _DETERMINER_NEGATION.search(text, 0, match.start()) or told_as_history(text, match.end())
+            _DETERMINER_NEGATION.search(text, 0, match.start())
+            or told_as_history(text, match.end(), current_year)
         ):
             continue
         if kind in ("support", "contradict", "disallowed") and not _pattern_reads_negation(pattern):
@@ -317,6 +343,7 @@ def asserted(
                 continue
         if kind == "stale" and (
             named_as_past(text, match, current_year)
+            or reported(text, match.start())
             or in_range(text, match)
             or (statement and about_other_quantity(text, match, statement))
         ):

@@ -73,6 +73,12 @@ _PLACE_QUESTION = re.compile(r"\W*(?:where|who|how (?:can|do|to|should)|when)\b"
 _CONDITION_LEAD = re.compile(r"\b(?:when|if|only if|as long as|provided|unless)\s*:?\s*$", re.I)
 # A question, allowing closing quotes and markup after the mark.
 _QUESTION_END = re.compile(r"\?[\"')\]*_\s]*$")
+# The reader's question said back ("You're asking whether Harborview covers Lipitor."): it asks.
+_RESTATED = re.compile(
+    r"^\W*(?:so,?\s+)?(?:you're|you are|you've been|you were) (?:asking|wondering)\b|"
+    r"^\W*(?:you asked|you want to know|your question (?:is|was))\b",
+    re.I,
+)
 # A lead-in that names what follows by a wh-clause ("What an HMO typically covers out of
 # network:", "Which costs count:") labels its list as a heading does; it asserts nothing itself.
 _WH_LABEL = re.compile(r"^\W*(?:what|which|where|when|who|how|why)\b[^:]*:[\s*_]*$", re.I)
@@ -115,6 +121,7 @@ _CELL_NO = re.compile(
 )
 # A header that negates ("Doesn't count?"): a "No" under it is not read as a plain negation.
 _HEADER_NEGATION = re.compile(r"\b(?:not|no|never)\b|n't\b", re.I)
+_HEADER_FIGURE = re.compile(r"[$%]|\d")
 # A column of what is wrong ("Myth | Fact", "Common misconception | Reality"): its cells are the
 # myths the row goes on to correct, so the row is read without them.
 _MYTH_HEADER = re.compile(
@@ -145,6 +152,8 @@ def _row(cells: Piece, header: list[Piece], width: int) -> Piece:
         at = cell.offsets[0]
         out = out + Piece(CELL, (at,) * len(CELL))
         name = header[i].text.rstrip(": ") if i < len(header) else ""
+        if name.endswith("?") and _HEADER_FIGURE.search(name):
+            name = ""  # "Can it be $0?": the header's figure is asked about, not the row's value
         if name and _CELL_NO.match(cell.text) and not _HEADER_NEGATION.search(name):
             # A "No" under a yes/no column answers its header in the negative: "COBRA | Lets you
             # delay Part B without penalty?: No" says COBRA does not; read it so ("not Lets you
@@ -335,7 +344,7 @@ def read_structure(answer: str) -> tuple[Sentence, ...]:
         for line in block.lines:
             for piece in _split(line):
                 role: Role
-                if _QUESTION_END.search(piece.text):
+                if _QUESTION_END.search(piece.text) or _RESTATED.match(piece.text):
                     role = "question"
                 elif block.kind == "heading" or (block.kind != "row" and _WH_LABEL.match(piece.text)):
                     role = "heading"
