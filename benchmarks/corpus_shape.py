@@ -33,6 +33,7 @@ DEFAULT = (
     CORPUS_DIR / "ship_real_shaped_round3.jsonl",
     CORPUS_DIR / "ship_real_shaped_round4.jsonl",
     CORPUS_DIR / "ship_real_shaped_round5.jsonl",
+    CORPUS_DIR / "ship_real_shaped_round6.jsonl",
 )
 CURRENT_YEAR = 2026
 
