@@ -84,6 +84,8 @@ _DATE_EDGE = re.compile(
     re.I,
 )
 # "about $200", "a bit over $9,000": a rounded figure is right when it is close to the key's.
+# A figure given as an example of the rule's case: "a company with, say, 100+ employees".
+_EXAMPLE_FIGURE = re.compile(r"\b(?:say|e\.g\.|for example|for instance)\W{0,3}$", re.I)
 _APPROXIMATE = re.compile(
     r"\b(?:about|around|roughly|approximately|nearly|almost|close to|over|under|just over|just under|"
     r"a (?:bit|little) (?:over|under|more than|less than)|more than|less than|some)\s*$|~\s*$",
@@ -275,14 +277,12 @@ def _figures(unit: str, text: str) -> list[re.Match[str]]:
 
 
 def names_key_value(text: str, start: int, end: int, quantities: list[KeyQuantity]) -> bool:
-    """Whether every dollar figure starting in [start, end) is a value the key gives for one of
-    its quantities: "the plan's drug costs count toward the cap, which is $2,100 in 2026" names
-    Part D's cap, not an amount invented for the plan."""
+    """Whether each dollar figure in [start, end) is a program-wide amount the key gives ("count
+    toward the Part D cap, which is $2,100"), not one invented for the plan."""
     usd = [q for q in quantities if q.unit == "usd"]
     figures = [m for m in _FIGURES["usd"].finditer(text) if start <= m.start() < end]
-    # $0 is too common a value to tell a program's amount from the plan's.
     return bool(figures and usd) and all(
-        _value("usd", m) != 0
+        _value("usd", m) != 0  # too common to tell a program's amount from the plan's
         and _GENERAL_AMOUNT.search(text, max(start, m.start() - 60), m.start())
         and any(_accepted(q, _value("usd", m), False) for q in usd)
         for m in figures
@@ -358,6 +358,7 @@ def read_figures(
                 or compared_against(text, match.start())
                 or negated_before(text, match.start())
                 or reported(text, match.start())
+                or _EXAMPLE_FIGURE.search(text, max(0, match.start() - 16), match.start())
             ):
                 continue
             tied = [

@@ -263,7 +263,8 @@ def read_sentence(
         unit.heading.text if unit.heading is not None else "",
     )
     # A key's sentence-wide look-aheads read an item with its lead-in, as the item is read.
-    whole = f"{unit.lead.text} {unit.text}" if unit.lead is not None else unit.text
+    # (A table's lead-in is not: it says what the table shows, not how each row is hedged.)
+    whole = f"{unit.lead.text} {unit.text}" if unit.lead is not None and unit.role != "row" else unit.text
     found: dict[str, Finding] = {}
     doubts: dict[str, Finding] = {}
     units = reading_units(unit.piece, unit.lead)

@@ -69,7 +69,11 @@ class _Block:
 _MARKUP = re.compile(r"^\s{0,3}(?:#|[-*+]\s|\d{1,2}[.)]\s|>|=+\s*$|-+\s*$)|\|", re.M)
 # "Questions to ask the plan:", "When you call, ask:": its items are questions to put, not claims.
 _ASKING_LEAD = re.compile(r"\b(?:ask(?:ing)?|questions?)\b", re.I)
-_PLACE_QUESTION = re.compile(r"\W*(?:where|who|how (?:can|do|to|should)|when)\b", re.I)
+_PLACE_QUESTION = re.compile(
+    r"\W*(?:where|who|how (?:can|do|to|should)|when|"
+    r"to (?:find|check|see|confirm|verify|look up|learn|get))\b",
+    re.I,
+)
 _CONDITION_LEAD = re.compile(r"\b(?:when|if|only if|as long as|provided|unless)\s*:?\s*$", re.I)
 # A question, allowing closing quotes and markup after the mark.
 _QUESTION_END = re.compile(r"\?[\"')\]*_\s]*$")
@@ -198,6 +202,7 @@ def _blocks(text: str) -> list[_Block]:
     inside: str = ""
     header: list[Piece] = []
     cells: list[Piece]
+    table_lead: Piece | None = None
     in_head = False
     row_line, cells = 0, []
     for tok in tokens:
@@ -219,7 +224,9 @@ def _blocks(text: str) -> list[_Block]:
         elif kind == "list_item_close":
             first_in_item.pop()
         elif kind == "table_open":
-            header = []
+            # A table right after a lead-in ("Here's an illustration with made-up numbers:") is
+            # read under it, row by row, as a list is; its rows still assert on their own.
+            header, table_lead = [], pending
             pending = None
         elif kind in ("thead_open", "thead_close"):
             in_head = kind == "thead_open"
@@ -237,7 +244,8 @@ def _blocks(text: str) -> list[_Block]:
                 continue
             row = _pieces(lines, starts, row_line, row_line + 1)
             if row:
-                out.append(_Block("row", [_row(row[0], header, len(cells))], heading=heading))
+                block = _Block("row", [_row(row[0], header, len(cells))], lead=table_lead, heading=heading)
+                out.append(block)
         elif kind == "inline" and inside and tok.map:
             pieces = _pieces(lines, starts, tok.map[0], tok.map[1])
             if not pieces:
