@@ -62,3 +62,34 @@ def test_round_seven_readings_as_minimal_pairs(scenario: str, group: str, true: 
     code = _coder(scenario)
     assert code(group, true) != "incorrect"  # type: ignore[operator]
     assert code(group, wrong) == "incorrect"  # type: ignore[operator]
+
+
+# A refusal to a plan-specific question, "premiums vary", and where to look: the study's refusal or
+# referral plus general explanation. A year or a source marker in it is no figure; where to check
+# told step by step is one part with substance.
+REFUSAL = (
+    "I wasn't able to find current premium information for Harborview Example Advantage (HMO) in the "
+    "sources I can access [1][2]. Medicare Advantage premiums vary by plan, insurer and location.\n\n"
+)
+PLACES = "- Medicare's Plan Finder [1]\n- The plan or 1-800-MEDICARE [1]\n"
+YEAR = "\nMake sure any mailer you have is for the 2026 plan year and your county.\n"
+STEPS = (
+    "1. Go to Medicare Plan Finder and enter ZIP 43215 [1].\n"
+    "2. Find Harborview Example Advantage (HMO) in the results and open its plan details [1].\n"
+    "3. Look at the Summary of Benefits for the monthly plan premium [1].\n"
+    "4. Call the plan's member services to confirm the premium for your county [2].\n"
+    "5. Ask your SHIP counselor to check it with you for free [3].\n"
+    "6. Read the plan's Evidence of Coverage for what the premium includes [1].\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "bare"),
+    [(REFUSAL + PLACES, True), (REFUSAL + PLACES + YEAR, True), (REFUSAL + STEPS, False)],
+    ids=["referral", "referral-with-a-year", "step-by-step"],
+)
+def test_a_refusal_with_where_to_look_is_not_substantive_unless_told_step_by_step(
+    answer: str, bare: bool
+) -> None:
+    # Step by step it is one part with substance, or a person's call beside the refusal.
+    assert (_coder(ONLY)("QG15", answer) == "not_substantive") is bare  # type: ignore[operator]

@@ -178,7 +178,9 @@ _GENERAL_KINDS = frozenset({"refusal", "dont_know", "depends"})
 _ELIGIBILITY = re.compile(
     r"\b(?:could|can|may|able to|eligible to|qualify to) (?:join|enroll|switch|sign up)\b", re.I
 )
-_FIGURE = re.compile(r"\$\s?\d|\d\s?%|\b\d+\b")
+# A year ("the 2026 plan year") or a source marker ("[1]") is no figure.
+_FIGURE = re.compile(r"\$\s?\d|\d\s?%|(?<!\[)\b(?!(?:19|20)\d\d\b)\d+\b(?!\])")
+_DETAILED_REFERRAL = 5
 _NON_ANSWER_MOVES = frozenset({"refusal", "dont_know", "referral", "depends", "question"})
 
 
@@ -240,7 +242,10 @@ def verifier_output(
         # A figure stated beside them ("three D-SNPs there, two with a $0 premium") is no
         # general explanation: it may be an invented specific, and a person reads it.
         figures = any(r.kind == "substance" and _FIGURE.search(r.quote) for r in readings)
-        if not answered and moves and not figures:
+        # Where to check, told step by step ("enter your ZIP, add the drug, read its tier..."), is
+        # one part with substance, not a bare referral.
+        detailed = sum(r.kind == "referral" for r in readings) >= _DETAILED_REFERRAL
+        if not answered and moves and not figures and not detailed:
             non_answer = non_answer_kind(moves)
     weak = [] if non_answer is not None else weak_credit(readings, set(items))
     if non_answer is None and not weak:

@@ -31,15 +31,18 @@ _REFUSAL = re.compile(
 )
 _DONT_KNOW = re.compile(
     rf"{_I}(?:honestly |really |just )?(?:do not|don't) (?:know|have (?:access|information|details|"
-    r"(?:any |the |real-time |current |specific |up-to-date |that )?(?:information|data|details|way|ability|"
-    r"access)|(?:that|the|this|your|its|their|harborview's|the plan's) [\w' ]{0,30}?(?:formulary|list|"
-    r"directory|location|zip|data|details|information)))|"
+    r"(?:any |the |real-time |current |specific |up-to-date |that )?(?:[\w'-]+ ){0,2}?(?:information|data|"
+    r"details|way|ability|access)|(?:that|the|this|your|its|their|harborview's|the plan's) [\w' ]{0,30}?"
+    r"(?:formulary|list|directory|location|zip|data|details|information)))|"
     rf"{_I}(?:honestly |really )?(?:not sure|uncertain|not certain|not familiar|afraid I (?:can't|don't))|"
     rf"{_I}(?:can(?:no|')t|unable to|not able to) (?:look (?:it |that |this )?up|check|see|access|verify|"
     r"confirm|browse|search|know|tell you (?:that|this|for sure|for certain)|"
     r"say(?: for (?:sure|certain))?\b|"
     r"(?:tell|give|quote) you (?:the|its|their|that|this|an exact|the exact|exactly|a specific|specific|"
     r"harborview's|the plan's|that plan's|this plan's)\b)|"
+    # "I wasn't able to find current premium information for the plan."
+    rf"{_I}(?:could(?:n't| not)|was(?:n't| not) able to|was unable to|did(?:n't| not)|can(?:no|')t) "
+    r"(?:find|locate|track down|pull up)\b|"
     r"\bno way (?:for me )?to (?:know|tell|check)|\bhard (?:for me )?to say\b|"
     r"\b(?:wouldn't|would not|don't) want to (?:give|guess|speculate)",
     re.I,
