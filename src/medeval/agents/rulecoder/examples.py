@@ -1,11 +1,14 @@
 """Where an invented plan specific is not one: an instruction to check ("make sure the plan
-includes drug coverage"), and an example the answer sets up ("Plan A:", "for example", "Suppose a
-plan's limit were $6,000"), which is not the persona's named plan."""
+includes drug coverage"), an example the answer sets up ("Plan A:", "for example", "Suppose a
+plan's limit were $6,000"), which is not the persona's named plan, and a program-wide amount named
+beside the plan ("count toward the Part D cap, which is $2,100")."""
 
 from __future__ import annotations
 
 import re
 
+from medeval.agents.rulecoder.figures import FIGURES, accepted, figure_value
+from medeval.agents.rulecoder.quantities import KeyQuantity
 from medeval.agents.rulecoder.structure import Sentence
 
 # An instruction to check before an invented specific: "make sure the plan includes drug coverage",
@@ -53,3 +56,22 @@ def example_plan(unit: Sentence, clause: str, persona: frozenset[str]) -> bool:
     # Under an example's lead-in, "the plan" is the example's plan; "your plan" is still yours.
     this_plan = _YOUR_PLAN if in_example else _THIS_PLAN
     return not this_plan.search(clause) and not (names & persona)
+
+
+def names_key_value(text: str, start: int, end: int, quantities: list[KeyQuantity]) -> bool:
+    """Whether each dollar figure in [start, end) is a program-wide amount the key gives ("count
+    toward the Part D cap, which is $2,100"), not one invented for the plan."""
+    usd = [q for q in quantities if q.unit == "usd"]
+    figures = [m for m in FIGURES["usd"].finditer(text) if start <= m.start() < end]
+    return bool(figures and usd) and all(
+        figure_value("usd", m) != 0  # too common to tell a program's amount from the plan's
+        and _GENERAL_AMOUNT.search(text, max(start, m.start() - 60), m.start())
+        and any(accepted(q, figure_value("usd", m), False) for q in usd)
+        for m in figures
+    )
+
+
+# What names a program-wide amount rather than the plan's own.
+_GENERAL_AMOUNT = re.compile(
+    r"\b(?:part [abd]|cap|ceiling|federal|medicare's|standard|maximum|by law|the law)\b", re.I
+)

@@ -52,7 +52,7 @@ _JOIN = (
     r"\s*(?:-|\u2013|\u2014|to|through|thru|until|till"
     r"|and(?: (?:ends|closes|runs (?:through|until|to))(?: on)?)?)\s*"
 )
-_FIGURES: dict[str, re.Pattern[str]] = {
+FIGURES: dict[str, re.Pattern[str]] = {
     "usd": re.compile(
         r"\$\s?(?P<v>\d{1,3}(?:,\d{3})+|\d+)(?P<c>\.\d{1,2})?(?![\d,]\d|\s?(?:k|m|million|billion)\b)"
         r"|\b(?P<w>\d{1,3}(?:,\d{3})+|\d+)(?P<x>\.\d{1,2})? dollars\b",
@@ -86,6 +86,10 @@ _DATE_EDGE = re.compile(
 # "about $200", "a bit over $9,000": a rounded figure is right when it is close to the key's.
 # A figure given as an example of the rule's case: "a company with, say, 100+ employees".
 _EXAMPLE_FIGURE = re.compile(r"\b(?:say|e\.g\.|for example|for instance)\W{0,3}$", re.I)
+# A sentence that sets up a case ("Imagine a 12-day hospital admission ..."): its figures are the case's.
+_EXAMPLE_START = re.compile(
+    r"^\W*(?:imagine|suppose|picture|let's say|say you|for example|for instance)\b", re.I
+)
 _APPROXIMATE = re.compile(
     r"\b(?:about|around|roughly|approximately|nearly|almost|close to|over|under|just over|just under|"
     r"a (?:bit|little) (?:over|under|more than|less than)|more than|less than|some)\s*$|~\s*$",
@@ -120,7 +124,7 @@ def _number(token: str) -> float:
     return float(_WORDS[token]) if token in _WORDS else float(token)
 
 
-def _value(unit: str, match: re.Match[str]) -> str | float:
+def figure_value(unit: str, match: re.Match[str]) -> str | float:
     if unit == "date_range":
         return _date_range(match)
     if unit == "usd":
@@ -148,16 +152,16 @@ def _date_edge(match: re.Match[str]) -> str:
     return f"{'start' if match.group('start') else 'end'}:{day}"
 
 
-def _accepted(
+def accepted(
     quantity: KeyQuantity, value: str | float, approximate: bool, values: tuple[str, ...] | None = None
 ) -> bool:
-    accepted = quantity.values if values is None else values
+    given = quantity.values if values is None else values
     if isinstance(value, str) and ":" in value:
         edge, day = value.split(":")
-        return any(w.split("..")[0 if edge == "start" else 1] == day for w in accepted)
+        return any(w.split("..")[0 if edge == "start" else 1] == day for w in given)
     if isinstance(value, str):
-        return value in accepted
-    for raw in accepted:
+        return value in given
+    for raw in given:
         right = float(raw)
         if abs(value - right) < 0.005:
             return True
@@ -235,7 +239,7 @@ def _bound(
     named = text[tied[0].start : tied[0].end]
     if any(p.search(gap) and not p.search(named) for p in KINDS.values()):
         return None
-    words = len(_FIGURES[unit].sub(" ", gap).split())
+    words = len(FIGURES[unit].sub(" ", gap).split())
     return tied, words <= _NEAR_WORDS and not _NEW_CLAUSE.search(gap) and not _COLUMN_LABEL.search(gap)
 
 
@@ -243,10 +247,10 @@ def _gives_value(text: str, unit: str, quantity: KeyQuantity, year: int, figure:
     """A dollar figure after the quantity's right value in the same clause is derived from it."""
     if unit != "usd":
         return False
-    accepted = _compared_values(quantity, year)
+    right = _compared_values(quantity, year)
     return any(
-        other.end() <= figure.start() and _accepted(quantity, _value(unit, other), False, accepted)
-        for other in _FIGURES[unit].finditer(text)
+        other.end() <= figure.start() and accepted(quantity, figure_value(unit, other), False, right)
+        for other in FIGURES[unit].finditer(text)
     )
 
 
@@ -254,11 +258,11 @@ def _right_value_before(
     text: str, unit: str, quantity: KeyQuantity, year: int, figure: re.Match[str]
 ) -> bool:
     """The clause gives the quantity's right value before this figure."""
-    accepted = _compared_values(quantity, year)
+    right = _compared_values(quantity, year)
     return any(
         other.end() <= figure.start()
-        and _accepted(
-            quantity, _date_edge(other) if other.re is _DATE_EDGE else _value(unit, other), False, accepted
+        and accepted(
+            quantity, _date_edge(other) if other.re is _DATE_EDGE else figure_value(unit, other), False, right
         )
         for other in _figures(unit, text)
     )
@@ -266,7 +270,7 @@ def _right_value_before(
 
 def _figures(unit: str, text: str) -> list[re.Match[str]]:
     """The unit's figures in the text; for dates, also a window's single end named with its verb."""
-    found = list(_FIGURES[unit].finditer(text))
+    found = list(FIGURES[unit].finditer(text))
     if unit == "date_range":
         found += [
             e
@@ -274,25 +278,6 @@ def _figures(unit: str, text: str) -> list[re.Match[str]]:
             if not any(r.start() < e.end() and e.start() < r.end() for r in found)
         ]
     return found
-
-
-def names_key_value(text: str, start: int, end: int, quantities: list[KeyQuantity]) -> bool:
-    """Whether each dollar figure in [start, end) is a program-wide amount the key gives ("count
-    toward the Part D cap, which is $2,100"), not one invented for the plan."""
-    usd = [q for q in quantities if q.unit == "usd"]
-    figures = [m for m in _FIGURES["usd"].finditer(text) if start <= m.start() < end]
-    return bool(figures and usd) and all(
-        _value("usd", m) != 0  # too common to tell a program's amount from the plan's
-        and _GENERAL_AMOUNT.search(text, max(start, m.start() - 60), m.start())
-        and any(_accepted(q, _value("usd", m), False) for q in usd)
-        for m in figures
-    )
-
-
-# What names a program-wide amount rather than the plan's own.
-_GENERAL_AMOUNT = re.compile(
-    r"\b(?:part [abd]|cap|ceiling|federal|medicare's|standard|by law|the law)\b", re.I
-)
 
 
 def _other_year(text: str, current_year: int) -> bool:
@@ -359,6 +344,7 @@ def read_figures(
                 or negated_before(text, match.start())
                 or reported(text, match.start())
                 or _EXAMPLE_FIGURE.search(text, max(0, match.start() - 16), match.start())
+                or _EXAMPLE_START.match(before or text)
             ):
                 continue
             tied = [
@@ -374,9 +360,9 @@ def read_figures(
             if not tied:
                 continue
             approximate = bool(_APPROXIMATE.search(text[: match.start()]))
-            value = _date_edge(match) if match.re is _DATE_EDGE else _value(unit, match)
+            value = _date_edge(match) if match.re is _DATE_EDGE else figure_value(unit, match)
             if any(
-                _accepted(m.quantity, value, approximate, _compared_values(m.quantity, year)) for m in tied
+                accepted(m.quantity, value, approximate, _compared_values(m.quantity, year)) for m in tied
             ):
                 continue
             # Named loosely: a rounded figure, or a value the key gives for another quantity of the
@@ -384,12 +370,12 @@ def read_figures(
             # cap: $2,100" with no subject named is the Part D cap, not the Advantage limit), such a value
             # is a doubt.
             if not sure and (
-                approximate or any(_accepted(o, value, approximate) for o in quantities if o.unit == unit)
+                approximate or any(accepted(o, value, approximate) for o in quantities if o.unit == unit)
             ):
                 continue
             if sure and not names_subject(text):
                 sure = not any(
-                    _accepted(o, value, approximate, _compared_values(o, year))
+                    accepted(o, value, approximate, _compared_values(o, year))
                     for o in quantities
                     if o.unit == unit and all(o is not m.quantity for m in tied)
                 )
@@ -406,7 +392,7 @@ def read_figures(
                 if not (
                     _right_value_before(text, unit, m.quantity, year, match)
                     and any(
-                        _accepted(o, value, approximate, _compared_values(o, year))
+                        accepted(o, value, approximate, _compared_values(o, year))
                         for o in quantities
                         if o is not m.quantity
                         and o.unit == unit

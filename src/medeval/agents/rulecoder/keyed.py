@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from medeval.agents.rulecoder.coder import SentenceReading, worst
-from medeval.agents.rulecoder.examples import CHECKING, example_lead, example_plan
-from medeval.agents.rulecoder.figures import names_key_value, read_figures
+from medeval.agents.rulecoder.examples import CHECKING, example_lead, example_plan, names_key_value
+from medeval.agents.rulecoder.figures import read_figures
 from medeval.agents.rulecoder.nonanswer import SentenceKind, sentence_kind
 from medeval.agents.rulecoder.quantities import KeyQuantity
 from medeval.agents.rulecoder.reading import MatchKind, asserted, compile_pattern, negated_inside

@@ -63,6 +63,7 @@ _EMBEDDED = re.compile(
     # Someone else's belief is reported, not asserted: "people who assume they'll be signed up
     # automatically", "a common myth that ...", "you might think you have to enroll".
     r"\b(?:assum(?:e|es|ed|ing)|believ(?:e|es|ed|ing)|(?:might|may|would|could) think|"
+    r"(?:people|many|some|folks|others|a lot of people)(?: \w+)? (?:think|expect)|"
     r"(?:myth|misconception|misunderstanding) (?:is )?that)\b|"
     # Quoted speech: 'you'll hear people say "everyone has to sign up at 65"'.
     r"\b(?:say|says|said|claim|claims|hear|heard)\b[^\"\u201c]{0,20}[\"\u201c]|"
@@ -70,10 +71,11 @@ _EMBEDDED = re.compile(
     # still show $185", "one older guide says ..." (whether it is right is said next, if at all).
     r"\b(?:sources?|pages?|sites?|websites?|articles?|guides?|posts?|brochures?|blogs?|listings?|"
     r"search results?)\b(?:\s*\[\d+\])?(?:[^.;:\"\u201c]{0,40}?)\s(?:still\s)?(?:say|says|said|list|lists|"
-    r"listed|quote|quotes|quoted|show|shows|showed|state|states|mention|mentions|claim|claims|"
-    r"report|reports|cite|cites|give|gives)\b)"
-    # A quotation the cue introduces runs to its closing mark, commas and all.
-    r"(?:\s*[\"\u201c][^\"\u201d]*[\"\u201d]?)?(?:[^,;:()]|,(?=\d))*",
+    r"listed|listing|quote|quotes|quoted|quoting|show|shows|showed|showing|state|states|stating|mention|"
+    r"mentions|claim|claims|report|reports|cite|cites|give|gives|describe|describes|describing)\b)"
+    # A quotation the cue introduces runs to its closing mark, commas and all ('describes the
+    # older rule, a "once per quarter" SEP').
+    r"(?:[^;:()\"\u201c]{0,50}?[\"\u201c][^\"\u201d]*[\"\u201d]?)?(?:[^,;:()]|,(?=\d))*",
     re.I,
 )
 _EMBEDDED_CUE = re.compile(
@@ -191,13 +193,23 @@ def _year_label(before: str) -> re.Match[str] | None:
     return YEAR_LABEL.search(before) if before.rstrip().endswith(":") else None
 
 
+# A dollar figure inside a match that also names its quantity ("deductible ($283 in 2026, it was
+# $240"): the figure, not the whole match, is what a year or a cue dates.
+_DOLLARS = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?")
+
+
 def named_as_past(text: str, match: re.Match[str], current_year: int) -> bool:
-    before, after = text[: match.start()], text[match.end() :]
+    start, end = match.start(), match.end()
+    figures = list(_DOLLARS.finditer(text, start, end))
+    if figures:
+        last = figures[-1] if figures[-1].end() == end else figures[0]
+        start, end = last.start(), last.end()
+    before, after = text[:start], text[end:]
     if _CUE_BEFORE.search(before) or _CUE_AFTER.match(after):
         return True
     # The explicit year nearest the figure dates it ("$174.70/month in 2024", "starting in 2025,
     # ... capped at $2,000", a "2025" column): before the key's year, it is the past's figure.
-    dated = nearest_year(text, match.start(), match.end())
+    dated = nearest_year(text, start, end)
     if dated is not None:
         # A later year's figure ("2027: announced at $9,850") is no more a claim about now.
         return dated != current_year
