@@ -17,8 +17,7 @@ PAIRS = [
         "QG6",
         "MEDICAID_LTC_COVERS",
         "Medicaid helps with medical bills, but it doesn't pay for long-term care either.",
-        "Medicaid helps with medical bills, and it does pay for long-term care for people who "
-        "qualify.",
+        "Medicaid helps with medical bills, and it does pay for long-term care for people who qualify.",
     ),
     (
         "ship_dual_eligible",
@@ -61,10 +60,8 @@ PAIRS = [
         "ship_medicare_only",
         "QG13",
         "PARTD_TWO_ROUTES",
-        "You simply buy a stand-alone Part D plan alongside it, just as you would with Original "
-        "Medicare.",
-        "You can't simply buy a stand-alone Part D plan alongside it, as you would with Original "
-        "Medicare.",
+        "You simply buy a stand-alone Part D plan alongside it, just as you would with Original Medicare.",
+        "You can't simply buy a stand-alone Part D plan alongside it, as you would with Original Medicare.",
     ),
     (
         "ship_medicare_only",
@@ -84,8 +81,7 @@ PAIRS = [
         "ship_medicare_only",
         "QG19",
         "INVENTED_PLAN_BENEFITS",
-        "Plans like this one almost always come with drug coverage, so it very likely does include "
-        "Part D.",
+        "Plans like this one almost always come with drug coverage, so it very likely does include Part D.",
         "Plans like this one almost always come with drug coverage, but check whether it does "
         "include Part D.",
     ),
@@ -100,8 +96,7 @@ PAIRS = [
         "ship_medicare_only",
         "QG17",
         "INVENTED_PLAN_COST_SHARING",
-        "Harborview Example Advantage (HMO) doesn't charge a copay for in-network primary care "
-        "visits.",
+        "Harborview Example Advantage (HMO) doesn't charge a copay for in-network primary care visits.",
         "Many HMOs don't charge a copay for in-network primary care visits.",
     ),
     (
