@@ -90,6 +90,12 @@ _EXAMPLE_FIGURE = re.compile(r"\b(?:say|e\.g\.|for example|for instance)\W{0,3}$
 _EXAMPLE_START = re.compile(
     r"^\W*(?:imagine|suppose|picture|let's say|say you|for example|for instance)\b", re.I
 )
+# "$0 for the Part B premium (the state pays it)": who pays, not what the premium is.
+_PAID_BY_OTHERS = re.compile(
+    r"\b(?:state|medicaid|msp|savings program|qmb|slmb|extra help)\b[^.;]{0,20}"
+    r"\b(?:pays?|covers?|picks? up)\b",
+    re.I,
+)
 _APPROXIMATE = re.compile(
     r"\b(?:about|around|roughly|approximately|nearly|almost|close to|over|under|just over|just under|"
     r"a (?:bit|little) (?:over|under|more than|less than)|more than|less than|some)\s*$|~\s*$",
@@ -335,7 +341,9 @@ def read_figures(
             tied = [m for m in tied if not pending_in(m.quantity.years, year)]
             if not tied:
                 continue
-            if unit == "date_range" and told_as_history(text, match.start(), current_year):
+            if unit == "date_range" and (
+                told_as_history(text, match.start(), current_year) or reported(text, match.start())
+            ):
                 continue
             if unit != "date_range" and (
                 (year == current_year and named_as_past(text, match, current_year))
@@ -345,6 +353,7 @@ def read_figures(
                 or reported(text, match.start())
                 or _EXAMPLE_FIGURE.search(text, max(0, match.start() - 16), match.start())
                 or _EXAMPLE_START.match(before or text)
+                or (unit == "usd" and figure_value(unit, match) == 0 and _PAID_BY_OTHERS.search(text))
             ):
                 continue
             tied = [

@@ -221,7 +221,7 @@ _DENYING_LEAD = re.compile(
 # many is not the figure asserted; whether it reads as one is a person's call.
 _DEPENDING = re.compile(
     r"\b(?:may|might|could)\b[^.;]{0,40}\bdepending on\b|\bdepending on (?:the|your|which|each) "
-    r"(?:plan|county|area|insurer)\b",
+    r"(?:plan|county|area|insurer)\b|\bwhatever\b[^.;]{0,40}\b(?:possibly|perhaps|maybe|may be|could be)\b",
     re.I,
 )
 

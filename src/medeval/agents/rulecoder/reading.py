@@ -66,16 +66,20 @@ _EMBEDDED = re.compile(
     r"(?:people|many|some|folks|others|a lot of people)(?: \w+)? (?:think|expect)|"
     r"(?:myth|misconception|misunderstanding) (?:is )?that)\b|"
     # Quoted speech: 'you'll hear people say "everyone has to sign up at 65"'.
-    r"\b(?:say|says|said|claim|claims|hear|heard)\b[^\"\u201c]{0,20}[\"\u201c]|"
-    # What a source says, reported by a search assistant: "Source [3] lists $174.70", "some pages
-    # still show $185", "one older guide says ..." (whether it is right is said next, if at all).
-    r"\b(?:sources?|pages?|sites?|websites?|articles?|guides?|posts?|brochures?|blogs?|listings?|"
-    r"search results?)\b(?:\s*\[\d+\])?(?:[^.;:\"\u201c]{0,40}?)\s(?:still\s)?(?:say|says|said|list|lists|"
-    r"listed|listing|quote|quotes|quoted|quoting|show|shows|showed|showing|state|states|stating|mention|"
-    r"mentions|claim|claims|report|reports|cite|cites|give|gives|describe|describes|describing)\b)"
+    r"\b(?:say|says|said|claim|claims|hear|heard)\b[^\"\u201c]{0,20}[\"\u201c])"
     # A quotation the cue introduces runs to its closing mark, commas and all ('describes the
     # older rule, a "once per quarter" SEP').
     r"(?:[^;:()\"\u201c]{0,50}?[\"\u201c][^\"\u201d]*[\"\u201d]?)?(?:[^,;:()]|,(?=\d))*",
+    re.I,
+)
+# What a source says, reported by a search assistant: "Source [3] lists $174.70", "some pages
+# still show $185", "one older page says that if you miss your IEP, coverage 'begins July 1'"
+# (whether it is right is said next, if at all). It runs to the clause's end, commas and all.
+_REPORTED_SOURCE = re.compile(
+    r"\b(?:sources?|pages?|sites?|websites?|articles?|guides?|posts?|brochures?|blogs?|listings?|"
+    r"search results?)\b(?:\s*\[\d+\])?(?:[^.;:\"\u201c]{0,40}?)\s(?:still\s)?(?:say|says|said|list|lists|"
+    r"listed|listing|quote|quotes|quoted|quoting|show|shows|showed|showing|state|states|stating|mention|"
+    r"mentions|claim|claims|report|reports|cite|cites|give|gives|describe|describes|describing)\b[^;:]*",
     re.I,
 )
 _EMBEDDED_CUE = re.compile(
@@ -95,7 +99,8 @@ def embedded_questions(text: str) -> list[tuple[int, int]]:
 def _question_spans(text: str) -> tuple[tuple[int, int], ...]:
     if not _EMBEDDED_CUE.search(text):
         return ()
-    return tuple((m.start(), m.end()) for m in _EMBEDDED.finditer(text))
+    spans = [(m.start(), m.end()) for m in _EMBEDDED.finditer(text)]
+    return tuple(spans + [(m.start(), m.end()) for m in _REPORTED_SOURCE.finditer(text)])
 
 
 def reported(text: str, start: int) -> bool:
