@@ -56,6 +56,14 @@ PAIRS = [
         "ship_medicare_only",
         "QG11",
         "MEDIGAP_ANY_TIME",
+        "After that window closes, though, you can't get a Medigap plan at all; you'd have to stay "
+        "with Original Medicare alone or move to a Medicare Advantage plan.",
+        "While you're in a Medicare Advantage plan, you can't buy a Medigap policy at all.",
+    ),
+    (
+        "ship_medicare_only",
+        "QG11",
+        "MEDIGAP_ANY_TIME",
         "Buy Medigap within six months of starting Part B at 65, because that's your only opportunity.",
         "Buy Medigap within six months of starting Part B at 65, because that's your only guaranteed "
         "opportunity.",
