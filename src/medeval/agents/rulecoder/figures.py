@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from medeval.agents.rulecoder.asides import example_figure, paid_by_others, yearly
 from medeval.agents.rulecoder.quantities import KeyQuantity
 from medeval.agents.rulecoder.reading import (
     KINDS,
@@ -84,18 +85,6 @@ _DATE_EDGE = re.compile(
     re.I,
 )
 # "about $200", "a bit over $9,000": a rounded figure is right when it is close to the key's.
-# A figure given as an example of the rule's case: "a company with, say, 100+ employees".
-_EXAMPLE_FIGURE = re.compile(r"\b(?:say|e\.g\.|for example|for instance)\W{0,3}$", re.I)
-# A sentence that sets up a case ("Imagine a 12-day hospital admission ..."): its figures are the case's.
-_EXAMPLE_START = re.compile(
-    r"^\W*(?:imagine|suppose|picture|let's say|say you|for example|for instance)\b", re.I
-)
-# "$0 for the Part B premium (the state pays it)": who pays, not what the premium is.
-_PAID_BY_OTHERS = re.compile(
-    r"\b(?:state|medicaid|msp|savings program|qmb|slmb|extra help)\b[^.;]{0,20}"
-    r"\b(?:pays?|covers?|picks? up)\b",
-    re.I,
-)
 _APPROXIMATE = re.compile(
     r"\b(?:about|around|roughly|approximately|nearly|almost|close to|over|under|just over|just under|"
     r"a (?:bit|little) (?:over|under|more than|less than)|more than|less than|some)\s*$|~\s*$",
@@ -351,9 +340,8 @@ def read_figures(
                 or compared_against(text, match.start())
                 or negated_before(text, match.start())
                 or reported(text, match.start())
-                or _EXAMPLE_FIGURE.search(text, max(0, match.start() - 16), match.start())
-                or _EXAMPLE_START.match(before or text)
-                or (unit == "usd" and figure_value(unit, match) == 0 and _PAID_BY_OTHERS.search(text))
+                or example_figure(text, match.start(), before)
+                or (unit == "usd" and figure_value(unit, match) == 0 and paid_by_others(text))
             ):
                 continue
             tied = [
@@ -370,8 +358,19 @@ def read_figures(
                 continue
             approximate = bool(_APPROXIMATE.search(text[: match.start()]))
             value = _date_edge(match) if match.re is _DATE_EDGE else figure_value(unit, match)
+            # "$2,434.80 a year" is twelve months of a monthly amount.
+            monthly = (
+                round(value / 12, 2)
+                if isinstance(value, float) and yearly(text, match.start(), match.end())
+                else None
+            )
             if any(
-                accepted(m.quantity, value, approximate, _compared_values(m.quantity, year)) for m in tied
+                accepted(m.quantity, value, approximate, _compared_values(m.quantity, year))
+                or (
+                    monthly is not None
+                    and accepted(m.quantity, monthly, approximate, _compared_values(m.quantity, year))
+                )
+                for m in tied
             ):
                 continue
             # Named loosely: a rounded figure, or a value the key gives for another quantity of the

@@ -65,6 +65,8 @@ _EMBEDDED = re.compile(
     r"\b(?:assum(?:e|es|ed|ing)|believ(?:e|es|ed|ing)|(?:might|may|would|could) think|"
     r"(?:people|many|some|folks|others|a lot of people)(?: \w+)? (?:think|expect)|"
     r"(?:myth|misconception|misunderstanding) (?:is )?that)\b|"
+    # A quoted rule denied: 'This is not a general "switch any plan any month" rule.'
+    r"\bnot (?:a|an|the)\b[^\"\u201c.;]{0,20}[\"\u201c]|"
     # Quoted speech: 'you'll hear people say "everyone has to sign up at 65"'.
     r"\b(?:say|says|said|claim|claims|hear|heard)\b[^\"\u201c]{0,20}[\"\u201c])"
     # A quotation the cue introduces runs to its closing mark, commas and all ('describes the
@@ -83,7 +85,7 @@ _REPORTED_SOURCE = re.compile(
     re.I,
 )
 _EMBEDDED_CUE = re.compile(
-    r"whether| if |assum|believ|think|myth|misconception|misunderstanding|say|claim|hear|"
+    r"whether| if |assum|believ|think|myth|misconception|misunderstanding|say|claim|hear|not (?:a|an|the) |"
     r"source|page|site|article|guide|post|brochure|blog|listing|result",
     re.I,
 )
@@ -175,7 +177,8 @@ _YEAR_AFTER = re.compile(r"^\s*(?:\(\s*(?:in |for )?|,?\s*(?:in|for) )(20\d\d)\b
 # What a rule or window "used to" be: a change told as history, not the rule now ("Open Enrollment
 # used to run November 15 to December 31").
 _HISTORY_BEFORE = re.compile(
-    r"\b(?:used to|previously|formerly|originally|back in|in the past|years ago)\b(?:[^.;!?]|\.\d){0,40}$",
+    r"\b(?:used to|previously|formerly|originally|back in|in the past|years ago|before (?:that|then))\b"
+    r"(?:[^.;!?]|\.\d){0,60}$",
     re.I,
 )
 

@@ -1,0 +1,41 @@
+"""Figures an answer gives that are not its claim about the key's quantity: an example's (a
+company with, say, 100+ employees; "Imagine a 12-day hospital admission ..."), who pays rather
+than what it costs ("$0 (the state pays it)"), and a year's total of a monthly amount ("$2,434.80
+a year", "premium x 12")."""
+
+from __future__ import annotations
+
+import re
+
+# A figure given as an example of the rule's case: "a company with, say, 100+ employees".
+_EXAMPLE_FIGURE = re.compile(r"\b(?:say|e\.g\.|for example|for instance)\W{0,3}$", re.I)
+# A sentence that sets up a case ("Imagine a 12-day hospital admission ..."): its figures are the case's.
+_EXAMPLE_START = re.compile(
+    r"^\W*(?:imagine|suppose|picture|let's say|say you|for example|for instance|"
+    r"as an (?:illustration|example)|to illustrate|hypothetically)\b",
+    re.I,
+)
+# "$0 for the Part B premium (the state pays it)": who pays, not what the premium is.
+_PAID_BY_OTHERS = re.compile(
+    r"\b(?:state|medicaid|msp|savings program|qmb|slmb|extra help)\b[^.;]{0,20}"
+    r"\b(?:pays?|covers?|picks? up)\b",
+    re.I,
+)
+_TIMES_12 = re.compile(r"(?:\u00d7|\bx|\btimes)\s*12\b", re.I)
+_PER_YEAR = re.compile(r"\s*(?:a|per|each|every) year\b|\s*(?:annually|yearly)\b|\s*/\s*y(?:ea)?r\b", re.I)
+
+
+def example_figure(text: str, start: int, before: str) -> bool:
+    """The figure at `start` is an example's: right after "say," or in a sentence (its text before
+    the clause is `before`) that sets up a case."""
+    after_say = _EXAMPLE_FIGURE.search(text, max(0, start - 16), start)
+    return bool(after_say or _EXAMPLE_START.match(before or text))
+
+
+def paid_by_others(text: str) -> bool:
+    return _PAID_BY_OTHERS.search(text) is not None
+
+
+def yearly(text: str, start: int, end: int) -> bool:
+    """The figure at [start, end) is twelve months of a monthly amount."""
+    return bool(_PER_YEAR.match(text, end) or _TIMES_12.search(text, max(0, start - 25), start))
