@@ -34,6 +34,10 @@ DEFAULT = (
     CORPUS_DIR / "ship_real_shaped_round4.jsonl",
     CORPUS_DIR / "ship_real_shaped_round5.jsonl",
     CORPUS_DIR / "ship_real_shaped_round6.jsonl",
+    CORPUS_DIR / "ship_real_shaped_round7.jsonl",
+    CORPUS_DIR / "ship_real_shaped_round8.jsonl",
+    CORPUS_DIR / "ship_real_shaped_round9.jsonl",
+    CORPUS_DIR / "ship_real_shaped_round10.jsonl",
 )
 CURRENT_YEAR = 2026
 

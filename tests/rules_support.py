@@ -25,3 +25,25 @@ def contradicted(scenario: Scenario | str, group: str, answer: str) -> set[str]:
     """The facts and disallowed claims the answer's sentences contradict."""
     out = rules.code_answer(key(scenario) if isinstance(scenario, str) else scenario, group, answer)
     return {e for v in out.verdicts if v.label == "CONTRADICTED" for e in v.evidence}
+
+
+def wrong_rule_pair(name: str, group: str, fact: str, wrong: str, right: str) -> None:
+    """The wrong sentence contradicts the fact; its true twin does not."""
+    scenario = key(name)
+    assert fact in contradicted(scenario, group, wrong)
+    assert fact not in contradicted(scenario, group, right)
+
+
+def minimal_pair(name: str, group: str, true: str, wrong: str) -> None:
+    """The true answer is not coded Incorrect; the wrong one beside it is."""
+    from .conftest import rules_benchmark
+
+    scenario = key(name)
+    category = rules_benchmark().category
+
+    def coded(answer: str) -> str:
+        got, _ = category(scenario, group, rules.code_answer(scenario, group, answer))
+        return str(got)
+
+    assert coded(true) != "incorrect"
+    assert coded(wrong) == "incorrect"

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import pytest
 
+from .rules_support import minimal_pair
 from .test_rules_reader import QG9, QG13
-from .test_rules_reader_embedded import _coder
 
 QG1 = "You first sign up during your 7-month Initial Enrollment Period around your 65th birthday. "
 TABLE = "| Coverage | Lets you delay Part B without penalty? |\n|---|---|\n"
@@ -56,6 +56,4 @@ PAIRS = [
 
 @pytest.mark.parametrize(("scenario", "group", "true", "wrong"), PAIRS, ids=[p[1] for p in PAIRS])
 def test_round_three_readings_as_minimal_pairs(scenario: str, group: str, true: str, wrong: str) -> None:
-    code = _coder(scenario)
-    assert code(group, true) != "incorrect"  # type: ignore[operator]
-    assert code(group, wrong) == "incorrect"  # type: ignore[operator]
+    minimal_pair(scenario, group, true, wrong)
