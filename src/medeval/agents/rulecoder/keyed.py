@@ -275,17 +275,15 @@ def read_sentence(
         # Advantage plans do cover long-term care" - the first clause's negation is not its own.
         # (A disallowed claim's look-aheads still read the whole sentence: "I can't give you the
         # figure, but ..." is a refusal's hedge.)
-        scope = whole
-        if clause.role == "contrast" and across is None:
-            before = _before(unit.piece, clause)
-            scope = unit.text[len(before) :] if before else whole
+        before = _before(unit.piece, clause)
+        scope = unit.text[len(before) :] if clause.role == "contrast" and across is None and before else whole
         # An item under a negating lead-in is read only with it: alone it has the wrong polarity.
         # Joined to a heading or a question it asserts nothing; joined to a negating lead-in, only
         # a pattern that reads the lead's negation itself can find a contradiction.
         joint = unit.lead is not None and across == lead_end + 1 and n == 1
         claims = asserts and not (inherited and across is None) and (not joint or unit.lead_states)
         for figure in (
-            read_figures(clause, quantities or [], year, _before(unit.piece, clause))
+            read_figures(clause, quantities or [], year, before)
             if claims and not (inherited and joint) and not example_lead(unit)
             else ()
         ):
@@ -298,12 +296,7 @@ def read_sentence(
             if found.get(item.item_id) and found[item.item_id].code == "contradicted":
                 continue
             if item.screen is not None and item.screen.search(clause.text) is None:
-                if (
-                    plain is not None
-                    and item.item_id not in found
-                    and item.screen.search(plain.text)
-                    and first_match(item.support, plain, "support", year) is not None
-                ):
+                if item.item_id not in found and _credits_without_asides(item, plain, year):
                     found[item.item_id] = Finding(item.item_id, "covered", "none")
                 continue
             if claims:
@@ -346,12 +339,17 @@ def read_sentence(
             if item.item_id in found:
                 continue
             match = first_match(item.support, clause, "support", year, across=across)
-            if match is None and plain is not None:
-                match = first_match(item.support, plain, "support", year)
-            if match is not None:
+            if match is not None or _credits_without_asides(item, plain, year):
                 found[item.item_id] = Finding(item.item_id, "covered", "none")
     extra = [d for i, d in doubts.items() if found.get(i) is None or found[i].code != "contradicted"]
     return list(found.values()) + extra
+
+
+def _credits_without_asides(item: Keyed, plain: Clause | None, year: int) -> bool:
+    """The clause read without its long asides (`text.without_asides`) credits the item."""
+    if plain is None or (item.screen is not None and item.screen.search(plain.text) is None):
+        return False
+    return first_match(item.support, plain, "support", year) is not None
 
 
 def quote_span(answer: str, sentence: Piece) -> Span:

@@ -227,6 +227,8 @@ def without_asides(clause: Clause) -> Clause | None:
     """The clause with its long parenthetical asides left out, so a subject and its verb that an
     aside holds apart are read together; None when it has none. Only credit is read so: an aside
     may hold the condition that keeps a statement from being wrong."""
+    if "(" not in clause.text:
+        return None
     kept: list[Piece] = []
     start = 0
     for match in _ASIDE.finditer(clause.text):
