@@ -1,6 +1,6 @@
 """The rules coder's shortcuts give the answers of the slow paths they replace: prose lines stripped
-a run at a time, an item's patterns screened in one search, one reading per sentence shared by the
-checklist and the claims, the key prepared once per scenario."""
+a run at a time, an item's patterns screened in one search or by the words they need, one reading
+per sentence shared by the checklist and the claims, the key prepared once per scenario."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import random
 from medeval.agents import rules
 from medeval.agents.rulecoder import text
 from medeval.agents.rulecoder.index import key_index
-from medeval.agents.rulecoder.keyed import Memo, _screen, compile_pattern
+from medeval.agents.rulecoder.keyed import Memo, compile_pattern
+from medeval.agents.rulecoder.screen import required, screen
+from medeval.agents.rulecoder.structure import read_structure
 from medeval.scenarios.load import bundled_scenarios_dir, expand_paths, load_scenario
 from medeval.schemas import Scenario
 
@@ -64,33 +66,72 @@ def _scenarios() -> list[Scenario]:
     return [load_scenario(p) for p in expand_paths([bundled_scenarios_dir()])]
 
 
+_SAMPLES = [
+    "You can delay Part B without a penalty while you have coverage from current employment.",
+    "The Part B premium is $185 a month in 2026, and there is no late enrollment penalty.",
+    "Open Enrollment runs October 15 to December 7; Medicaid pays your premiums.",
+    "I can't say whether the plan covers it - ask 1-800-MEDICARE.",
+    "## Does Medicare cover long-term care?\n\n| Plan | Premium |\n|---|---|\n| Harborview | $0 |",
+    "Unlike Original Medicare (which has no cap), Advantage plans limit what you pay: $9,250 in 2026.",
+]
+
+
+def _texts(scenario: Scenario) -> list[str]:
+    """Short texts a pattern may or may not match: samples, the key's own statements (each matches
+    some support pattern) and their clauses, and the statements cut at every word."""
+    texts = list(_SAMPLES)
+    for fact in scenario.canonical_facts:
+        texts.append(fact.statement)
+        words = fact.statement.split()
+        texts += [" ".join(words[i:]) for i in range(1, len(words), 3)]
+    for sample in _SAMPLES:
+        texts += [s.text for s in read_structure(sample)]
+    return texts
+
+
 def test_screen_finds_a_match_exactly_when_one_pattern_does() -> None:
-    samples = [
-        "You can delay Part B without a penalty while you have coverage from current employment.",
-        "The Part B premium is $185 a month in 2026, and there is no late enrollment penalty.",
-        "Open Enrollment runs October 15 to December 7; Medicaid pays your premiums.",
-        "I can't say whether the plan covers it - ask 1-800-MEDICARE.",
-    ]
-    checked = 0
+    checked = ruled_out = 0
     for scenario in _scenarios():
+        texts = _texts(scenario)
         for item in key_index(scenario).keyed:
             patterns = item.support + item.contradict + item.stale
-            screen = _screen(patterns)
-            if screen is None:
-                continue
-            for sample in [*samples, item.statement]:
-                one = any(compile_pattern(p).search(sample) for p in patterns)
-                assert (screen.search(sample) is not None) == one, (item.item_id, sample)
+            joined = screen(patterns).joined
+            for n, sample in enumerate(texts):
+                one = None
+                if joined is not None and n < len(_SAMPLES) + 40:
+                    one = any(compile_pattern(p).search(sample) for p in patterns)
+                    assert (joined.search(sample) is not None) == one, (item.item_id, sample)
+                # The words a pattern needs never rule out a text it matches.
+                if item.screen.rules_out(sample):
+                    if one is None:
+                        one = (joined or compile_pattern("|".join(patterns))).search(sample) is not None
+                    assert not one, (item.item_id, sample)
+                    ruled_out += 1
                 checked += 1
-    assert checked > 500
+    assert checked > 5000 and ruled_out > checked // 2
+
+
+def test_the_words_a_pattern_needs() -> None:
+    assert required(r"\bpart b\b") == {"part b"}
+    # Any one of a branch's words; the longest requirement of a sequence.
+    assert required(r"(?:premium|deductible)s? (?:is|of) \$\d") == {"premium", "deductible"}
+    assert required(r"\$\d+ (?:a|per) month") == {" month"}
+    # Optional or negated text is not needed; a look-ahead's text is.
+    assert required(r"(?:medigap )?plans?") == {"plan"}
+    assert required(r"^(?!.*\bnot\b)cover") == {"cover"}
+    assert required(r"cap(?=.*2026)") == {"2026"}
+    assert required(r"\d+|x") is None
 
 
 def test_patterns_that_cannot_be_joined_are_not_screened() -> None:
-    assert _screen((r"(a)\1", "b")) is None  # a back-reference would point at another group
-    assert _screen(("(?P<x>a)", "(?P<x>b)")) is None  # a name used twice
-    never = _screen(())
-    assert never is not None and never.search("anything") is None
-    assert _screen(("(?i)a", "b")) is None  # global flags not at the start
+    assert screen((r"(a)\1", "b")).joined is None  # a back-reference would point at another group
+    assert screen(("(?P<x>a)", "(?P<x>b)")).joined is None  # a name used twice
+    assert screen(()).rules_out("anything")
+    assert screen(("(?i)a", "b")).joined is None  # global flags not at the start
+    # Still ruled out by the words it needs.
+    assert screen((r"(a)\1", "b")).rules_out("xyz") and not screen((r"(a)\1", "b")).rules_out("aa")
+    # Text that is not ASCII is left to the expressions (case folding reaches beyond ASCII).
+    assert not screen(("kelvin",)).rules_out("\u212aelvin")
 
 
 def test_one_reading_per_sentence_gives_the_same_codes_and_verdicts() -> None:

@@ -12,6 +12,7 @@ from medeval.agents.rulecoder.figures import read_figures
 from medeval.agents.rulecoder.nonanswer import SentenceKind, sentence_kind
 from medeval.agents.rulecoder.quantities import KeyQuantity
 from medeval.agents.rulecoder.reading import MatchKind, asserted, compile_pattern, negated_inside
+from medeval.agents.rulecoder.screen import Screen, screen
 from medeval.agents.rulecoder.stance import Setting, negated_quantifier, read_match
 from medeval.agents.rulecoder.structure import Sentence, read_structure
 from medeval.agents.rulecoder.text import Clause, Piece, clauses, without_asides
@@ -47,28 +48,9 @@ class Keyed:
     support: tuple[str, ...]
     contradict: tuple[str, ...]
     stale: tuple[str, ...]
+    #: Rules out quickly a text none of the item's patterns matches.
+    screen: Screen
     disallowed: bool = False
-    #: Matches wherever any of the item's patterns does; None when they cannot be joined.
-    screen: re.Pattern[str] | None = None
-
-
-_NEVER = re.compile(r"(?!)")
-# Joined patterns must keep their meaning: group numbers shift and a name may repeat.
-_UNJOINABLE = re.compile(r"\\\d|\(\?P=|\(\?\(|\(\?P<")
-
-
-def _screen(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
-    """One expression that finds a match exactly when one of `patterns` does (matched case-blind,
-    as `compile_pattern` does). Most clauses match none of an item's patterns; this settles them in
-    one search instead of one per pattern."""
-    if not patterns:
-        return _NEVER
-    if any(_UNJOINABLE.search(p) for p in patterns):
-        return None
-    try:
-        return re.compile("|".join(f"(?:{p})" for p in patterns), re.I)
-    except re.error:
-        return None
 
 
 def keyed_items(scenario: Scenario) -> list[Keyed]:
@@ -101,8 +83,16 @@ def _keyed(
     stale: tuple[str, ...],
     disallowed: bool = False,
 ) -> Keyed:
-    joined = _screen(support + contradict + stale)
-    return Keyed(item_id, severity, statement, support, contradict, stale, disallowed, joined)
+    return Keyed(
+        item_id,
+        severity,
+        statement,
+        support,
+        contradict,
+        stale,
+        screen=screen(support + contradict + stale),
+        disallowed=disallowed,
+    )
 
 
 def first_match(
@@ -295,7 +285,7 @@ def read_sentence(
         for item in keyed:
             if found.get(item.item_id) and found[item.item_id].code == "contradicted":
                 continue
-            if item.screen is not None and item.screen.search(clause.text) is None:
+            if item.screen.rules_out(clause.text):
                 if item.item_id not in found and _credits_without_asides(item, plain, year):
                     found[item.item_id] = Finding(item.item_id, "covered", "none")
                 continue
@@ -347,7 +337,7 @@ def read_sentence(
 
 def _credits_without_asides(item: Keyed, plain: Clause | None, year: int) -> bool:
     """The clause read without its long asides (`text.without_asides`) credits the item."""
-    if plain is None or (item.screen is not None and item.screen.search(plain.text) is None):
+    if plain is None or item.screen.rules_out(plain.text):
         return False
     return first_match(item.support, plain, "support", year) is not None
 
