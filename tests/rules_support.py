@@ -6,8 +6,9 @@ from __future__ import annotations
 from functools import cache
 
 from medeval.agents import rules
+from medeval.agents.rulecoder.coder import OFF_CHECKLIST
 from medeval.scenarios.load import bundled_scenarios_dir, load_scenario
-from medeval.schemas import Scenario
+from medeval.schemas import Scenario, VerifierOutput
 
 
 @cache
@@ -22,9 +23,15 @@ def covered(scenario: Scenario, group: str, answer: str) -> set[str]:
 
 
 def contradicted(scenario: Scenario | str, group: str, answer: str) -> set[str]:
-    """The facts and disallowed claims the answer's sentences contradict."""
+    """The facts and disallowed claims the answer's sentences contradict (those off the group's
+    checklist included: the coder sends them to a person, `coder.off_checklist`)."""
     out = rules.code_answer(key(scenario) if isinstance(scenario, str) else scenario, group, answer)
-    return {e for v in out.verdicts if v.label == "CONTRADICTED" for e in v.evidence}
+    return {e for v in out.verdicts if v.label == "CONTRADICTED" for e in v.evidence} | off_checklist(out)
+
+
+def off_checklist(out: VerifierOutput) -> set[str]:
+    """The points off the group's checklist whose contradiction the coder left to a person."""
+    return {line.split("(", 1)[1].split(":", 1)[0] for line in out.uncertain if f": {OFF_CHECKLIST})" in line}
 
 
 def wrong_rule_pair(name: str, group: str, fact: str, wrong: str, right: str) -> None:
@@ -35,15 +42,17 @@ def wrong_rule_pair(name: str, group: str, fact: str, wrong: str, right: str) ->
 
 
 def minimal_pair(name: str, group: str, true: str, wrong: str) -> None:
-    """The true answer is not coded Incorrect; the wrong one beside it is."""
+    """The true answer is not coded Incorrect; the wrong one beside it is, or, when what it gets
+    wrong is off the group's checklist, goes to a person for that reason (`coder.off_checklist`)."""
     from .conftest import rules_benchmark
 
     scenario = key(name)
     category = rules_benchmark().category
 
     def coded(answer: str) -> str:
-        got, _ = category(scenario, group, rules.code_answer(scenario, group, answer))
-        return str(got)
+        out = rules.code_answer(scenario, group, answer)
+        got, _ = category(scenario, group, out)
+        return "incorrect" if got == "needs_review" and off_checklist(out) else str(got)
 
     assert coded(true) != "incorrect"
     assert coded(wrong) == "incorrect"

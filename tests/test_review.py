@@ -71,7 +71,9 @@ def test_the_sample_is_seeded_and_the_same_groups_each_time(demo: Path) -> None:
     again = [i.item_id for i in make_export(demo, 0.2, 7, blind=False).items]
     other = [i.item_id for i in make_export(demo, 0.2, 8, blind=False).items]
     assert first == again and first != other
-    assert len(make_export(demo, 5, 7, blind=False).items) == 5
+    # Five audited, beside every group the judges left undecided (always exported).
+    undecided = [i for i in build_items(load_run(demo)) if i.judge_category not in STUDY_CATEGORIES]
+    assert len(make_export(demo, 5, 7, blind=False).items) == 5 + len(undecided)
 
 
 def test_blind_export_hides_the_judges_codes(demo: Path, tmp_path: Path) -> None:
@@ -101,8 +103,10 @@ def test_a_hostile_answer_is_shown_as_text(demo: Path) -> None:
 
 def test_every_undecided_group_is_exported_and_the_audit_is_stratified(demo: Path) -> None:
     items = build_items(load_run(demo))
-    # Make some groups undecided, as model judges leave them.
-    undecided = {items[0].item_id: "needs_review", items[7].item_id: "not_scored"}
+    # Make some groups undecided, as model judges leave them (beside those the demo's judges leave).
+    decided = [i for i in items if i.judge_category in STUDY_CATEGORIES]
+    undecided = {i.item_id: "needs_review" for i in items if i.judge_category not in STUDY_CATEGORIES}
+    undecided |= {decided[0].item_id: "needs_review", decided[7].item_id: "not_scored"}
     items = [
         i.model_copy(update={"judge_category": undecided.get(i.item_id, i.judge_category)}) for i in items
     ]

@@ -71,9 +71,11 @@ def test_rules_coder_agrees_with_the_corpus_above_its_floors(figures: object) ->
 # checklist but also state one material wrong detail (a figure, a window, a rule), beside clean and
 # near-miss answers. Measured: agreement 94.7% on 133 decided, review 1.5%, Incorrect recall 95.5%
 # (88.0% and 89.6% before the hard-cases round). Also a tuning set: the floors guard against
-# regression, the held-out figure is `medeval calibrate`.
+# regression, the held-out figure is `medeval calibrate`. Since a contradiction of a point off
+# the group's checklist goes to a person (coder.off_checklist): 94.2% on 120 decided, review 11.1%,
+# Incorrect caught or sent to review 95.5%.
 WRONG_DETAILS_AGREEMENT_FLOOR = 0.92
-WRONG_DETAILS_REVIEW_CEILING = 0.05
+WRONG_DETAILS_REVIEW_CEILING = 0.12
 WRONG_DETAILS_RECALL_FLOOR = 0.93
 
 
@@ -99,9 +101,10 @@ def test_rules_coder_catches_wrong_details_above_its_floors(wrong_details: objec
 # from the checklist before the keys were read. Measured when it was written: agreement 66.7% on
 # 108 decided, review 8.5%, Incorrect recall 58.1%; after the keys and the coder were fixed in
 # general ways: agreement 98.2% on 114 decided, review 3.4%, Incorrect recall 98.4%. A tuning set:
-# the floors guard the fixes, the held-out figure is `medeval calibrate`.
+# the floors guard the fixes, the held-out figure is `medeval calibrate`. With off-checklist
+# contradictions sent to a person: 98.1% on 107 decided, review 9.3%.
 HARD_CASES_AGREEMENT_FLOOR = 0.95
-HARD_CASES_REVIEW_CEILING = 0.06
+HARD_CASES_REVIEW_CEILING = 0.10
 HARD_CASES_RECALL_FLOOR = 0.95
 
 

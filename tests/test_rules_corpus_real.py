@@ -37,7 +37,7 @@ FLOORS = [
     ("ship_real_shaped_round5.jsonl", 0.92, 0.09, 0.92, 0.02, 0.95),
     ("ship_real_shaped_round6.jsonl", 0.92, 0.08, 0.95, 0.02, 0.95),
     ("ship_real_shaped_round7.jsonl", 0.94, 0.08, 0.95, 0.02, 0.85),
-    ("ship_real_shaped_round8.jsonl", 0.95, 0.09, 0.93, 0.02, 0.95),
+    ("ship_real_shaped_round8.jsonl", 0.95, 0.11, 0.93, 0.02, 0.95),
     ("ship_real_shaped_round9.jsonl", 0.93, 0.12, 0.93, 0.02, 0.95),
 ]
 

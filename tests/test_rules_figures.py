@@ -11,14 +11,11 @@ from medeval.agents import rules
 from medeval.scenarios.load import bundled_scenarios_dir, load_scenario
 from medeval.schemas import Quantity, Scenario
 
+from .rules_support import contradicted
+
 
 def ship(name: str) -> Scenario:
     return load_scenario(bundled_scenarios_dir() / "v1" / f"{name}.json")
-
-
-def contradicted(scenario: Scenario, group: str, answer: str) -> set[str]:
-    out = rules.code_answer(scenario, group, answer)
-    return {e for v in out.verdicts if v.label == "CONTRADICTED" for e in v.evidence}
 
 
 @pytest.mark.parametrize(

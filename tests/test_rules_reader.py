@@ -12,6 +12,7 @@ from medeval.scenarios.load import bundled_scenarios_dir, load_scenario
 from medeval.schemas import Scenario
 
 from .conftest import rules_benchmark
+from .rules_support import off_checklist
 
 
 @pytest.fixture(scope="module")
@@ -21,10 +22,16 @@ def code() -> object:
     category = rules_benchmark().category
 
     def coded(group: str, answer: str) -> str:
-        got, _ = category(scenario, group, rules.code_answer(scenario, group, answer))
-        return str(got)
+        out = rules.code_answer(scenario, group, answer)
+        got, _ = category(scenario, group, out)
+        return OFF if got == "needs_review" and off_checklist(out) else str(got)
 
     return coded
+
+
+# A contradiction of a point off the group's checklist goes to a person (coder.off_checklist).
+OFF = "needs_review (off the checklist)"
+CAUGHT = ("incorrect", OFF)
 
 
 # A complete, correct QG9 answer (employer coverage at 65) for the pairs to add a construct to.
@@ -69,7 +76,7 @@ PAIRS = [
     ("D", "QG13",
      QG13 + " Starting in 2025, yearly out-of-pocket drug costs for people with Part D are capped at $2,000.",
      "substantive_incomplete",
-     QG13 + " Yearly out-of-pocket drug costs for people with Part D are capped at $2,000.", "incorrect"),
+     QG13 + " Yearly out-of-pocket drug costs for people with Part D are capped at $2,000.", OFF),
     # E. "Both" resolved to another pair of programs (Original Medicare and MA) is not the fact's.
     ("E", "QG9", QG9 + "\n\nOriginal Medicare and Medicare Advantage are two ways to get your benefits. "
      "You generally cannot have both.", "accurate_complete",
@@ -99,7 +106,7 @@ PAIRS = [
      QG14 + " Or call Harborview member services at 1-888-555-0142.", "incorrect"),
     ("H", "QG13",
      QG13 + " In 2026, out-of-pocket drug costs are capped at $2,100 a year.", "substantive_incomplete",
-     QG13 + " In 2026, out-of-pocket drug costs are capped at $2,000 a year.", "incorrect"),
+     QG13 + " In 2026, out-of-pocket drug costs are capped at $2,000 a year.", OFF),
     ("H", "QG14", QG14 + " CMS has proposed a Special Enrollment Period when your doctor leaves the plan's "
      "network, but it is not in effect.", "accurate_complete",
      QG14 + " If your doctor leaves the plan's network, you get a Special Enrollment Period to switch plans.",
@@ -107,7 +114,7 @@ PAIRS = [
     # F. A lead-in that lists mistakes denies its items.
     ("F", "QG13",
      QG13 + "\n\nCommon mistakes to avoid:\n- Assuming Medigap covers drugs.", "substantive_incomplete",
-     QG13 + "\n\nGood to know:\n- Medigap covers drugs.", "incorrect"),
+     QG13 + "\n\nGood to know:\n- Medigap covers drugs.", OFF),
     # D. A rule dated from a past year ("since 2019") still holds now: it is a claim about now.
     ("D", "QG12", LTC, "accurate_complete",
      LTC + " Since 2019, Medicare Advantage plans cover long-term custodial care.", "incorrect"),
@@ -198,8 +205,9 @@ def code_dual() -> object:
     category = rules_benchmark().category
 
     def coded(group: str, answer: str) -> str:
-        got, _ = category(scenario, group, rules.code_answer(scenario, group, answer))
-        return str(got)
+        out = rules.code_answer(scenario, group, answer)
+        got, _ = category(scenario, group, out)
+        return OFF if got == "needs_review" and off_checklist(out) else str(got)
 
     return coded
 
@@ -255,7 +263,7 @@ GENERAL_DUAL = [
 )
 def test_general_readings_as_minimal_pairs(code: object, group: str, answer: str, wrong: bool) -> None:
     got = code(group, answer)  # type: ignore[operator]
-    assert (got == "incorrect") is wrong, got
+    assert (got in CAUGHT) is wrong, got
 
 
 @pytest.mark.parametrize(

@@ -11,16 +11,12 @@ from medeval.scenarios.load import bundled_scenarios_dir, load_scenario
 from medeval.schemas import Scenario
 
 from .conftest import rules_benchmark
+from .rules_support import contradicted
 
 
 @pytest.fixture(scope="module")
 def key() -> Scenario:
     return load_scenario(bundled_scenarios_dir() / "v1" / "ship_medicare_only.json")
-
-
-def contradicted(scenario: Scenario, group: str, answer: str) -> set[str]:
-    out = rules.code_answer(scenario, group, answer)
-    return {e for v in out.verdicts if v.label == "CONTRADICTED" for e in v.evidence}
 
 
 WRONG = [

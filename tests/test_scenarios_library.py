@@ -58,6 +58,16 @@ DUAL_ELIGIBLE_GROUPS = {
 BY_DESIGN = {("employer_coverage_followup", "fake:incomplete", "penalty"): ShipCategory.ACCURATE_COMPLETE}
 
 
+# The outdated profile's stale figure or rule in these groups is a point off the group's checklist
+# (the Part B premium in the penalty answer, the 2025 Part B deductible in the Medigap answer, the
+# 2025 drug cap in the drug-options answer, the quarterly dual SEP in the enrollment and D-SNP
+# answers): whether it matters to the question is a person's call (coder.off_checklist).
+TO_A_PERSON = {
+    ("ship_medicare_only", "fake:outdated"): {"QG9", "QG11", "QG13"},
+    ("ship_dual_eligible", "fake:outdated"): {"QG1", "QG4"},
+}
+
+
 def scenarios() -> list[Scenario]:
     return [load_scenario(path) for path in expand_paths([SCENARIOS])]
 
@@ -85,8 +95,12 @@ def test_each_profile_lands_in_its_category_for_every_scored_ship_group(
     for record in records:
         scored = {g.question_group: g.ship_category for g in record.groups if g.scored}
         assert set(scored) == expected_groups, record.target.spec
+        to_a_person = TO_A_PERSON.get((script, record.target.spec), set())
         wrong = {
-            group: category for group, category in scored.items() if category != EXPECTED[record.target.spec]
+            group: category
+            for group, category in scored.items()
+            if category
+            != (ShipCategory.NEEDS_REVIEW if group in to_a_person else EXPECTED[record.target.spec])
         }
         assert not wrong, f"{script} {record.target.spec}: {wrong}"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from medeval.agents.rulecoder.coder import verifier_output
+from medeval.agents.rulecoder.coder import off_checklist, verifier_output
 from medeval.agents.rulecoder.index import key_index
 from medeval.agents.rulecoder.keyed import CLOSING_MARKUP, OPENING_MARKUP, read_answer, read_sentence
 from medeval.agents.rulecoder.keyed import Memo as Memo  # re-exported: judging shares one per group
@@ -84,10 +84,15 @@ def states_stale_figure(patterns: tuple[str, ...], text: str, current_year: int,
     )
 
 
-def label_claims(claims: list[Claim], scenario: Scenario, memo: Memo | None = None) -> list[Verdict]:
+def label_claims(
+    claims: list[Claim], scenario: Scenario, memo: Memo | None = None, group: str | None = None
+) -> list[Verdict]:
     """One verdict per claim: CONTRADICTED when any clause contradicts a fact or states a
-    disallowed claim, else SUPPORTED when one supports a fact, else NOT_IN_KEY."""
+    disallowed claim, else SUPPORTED when one supports a fact, else NOT_IN_KEY. With the claims'
+    question `group`, a claim that contradicts only points off its checklist is not CONTRADICTED
+    (`coder.off_checklist`: the group's code sends it to a person)."""
     index = key_index(scenario)
+    own = index.group(group).own if group is not None else None
     verdicts = []
     for claim in claims:
         known = memo.get(claim.text) if memo is not None else None
@@ -101,7 +106,7 @@ def label_claims(claims: list[Claim], scenario: Scenario, memo: Memo | None = No
             ]
         )
         contradicted = list(dict.fromkeys(f.item_id for f in findings if f.code == "contradicted"))
-        if contradicted:
+        if contradicted and (own is None or set(contradicted) & own):
             severity: Severity = "none"
             for f in findings:
                 if f.code == "contradicted":
@@ -126,10 +131,11 @@ def code_answer(scenario: Scenario, group_id: str, answer: str, memo: Memo | Non
     `memo` to `label_claims` for that answer's claims, and each sentence is read once."""
     index = key_index(scenario)
     group = index.group(group_id)
+    readings = read_answer(
+        answer, index.keyed, index.quantities, scenario.group_year(group_id), memo, index.persona
+    )
     return verifier_output(
-        read_answer(
-            answer, index.keyed, index.quantities, scenario.group_year(group_id), memo, index.persona
-        ),
+        off_checklist(readings, group.own),
         group.items,
         group.vocabulary,
         index.referrals,

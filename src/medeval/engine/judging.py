@@ -263,7 +263,7 @@ async def _judge_group(
         memo: rules.Memo = {}
         async with gateway.limits.cpu:  # one group's reading per loop turn (limits.LoopTurns)
             coded = rules.code_answer(scenario, group, "\n\n".join(a.response for a in answered), memo)
-            labelled = rules.label_claims(claims, scenario, memo)
+            labelled = rules.label_claims(claims, scenario, memo, group)
         checklist, invalid = screen_checklist(coded.checklist, answers, facts)
         # An item without support patterns is one the coder cannot score: it abstains, and says so.
         unscorable = [f for f in facts if not _has_support_patterns(scenario, f)]

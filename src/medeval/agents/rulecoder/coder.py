@@ -142,6 +142,33 @@ def foreign_items(scenario: Scenario, group_id: str) -> frozenset[str]:
     return frozenset(other - own)
 
 
+# A contradiction of another question's point: the key's pattern was written for that question, and
+# whether the point is material to this one is the study's materiality call, which a pattern
+# cannot make. On real-shaped answers the coder had not seen, most such contradictions were
+# misreadings (issue 22); a person reads them.
+OFF_CHECKLIST = (
+    "contradicts a point that is not on this question's checklist; a person judges whether it matters here"
+)
+
+
+def off_checklist(readings: list[SentenceReading], own: frozenset[str] | None) -> list[SentenceReading]:
+    """Each sentence whose contradictions are all of points outside the group's own (`own`, see
+    `index.GroupIndex`) made an unsettled reading instead; None keeps every contradiction."""
+    if own is None:
+        return readings
+    return [
+        replace(
+            r,
+            contradicted=[],
+            severity="none",
+            unsettled=[*r.unsettled, *(f"{item}: {OFF_CHECKLIST}" for item in r.contradicted)],
+        )
+        if r.contradicted and not set(r.contradicted) & own
+        else r
+        for r in readings
+    ]
+
+
 def bears_on(text: str, vocabulary: set[str]) -> bool:
     return len(_content_words(text) & vocabulary) >= _RELEVANT_OVERLAP
 

@@ -26,6 +26,10 @@ class GroupIndex:
     items: list[str]
     vocabulary: set[str]
     foreign: frozenset[str]
+    #: What a contradiction may be about and settle the group Incorrect: its checklist items, its
+    #: partial-credit facts, the facts its rule names as Incorrect and the key's disallowed claims.
+    #: None (a group without a checklist): any key item.
+    own: frozenset[str] | None = None
 
 
 @dataclass
@@ -44,10 +48,22 @@ class KeyIndex:
         if found is None:
             items = group_items(self.scenario, group_id)
             found = GroupIndex(
-                items, checklist_vocabulary(self.scenario, items), foreign_items(self.scenario, group_id)
+                items,
+                checklist_vocabulary(self.scenario, items),
+                foreign_items(self.scenario, group_id),
+                self._own(group_id, items),
             )
             self._groups[group_id] = found
         return found
+
+    def _own(self, group_id: str, items: list[str]) -> frozenset[str] | None:
+        key = self.scenario.group_key(group_id)
+        if key is None:
+            return None
+        disallowed = {k.item_id for k in self.keyed if k.disallowed}
+        return (
+            frozenset(items) | frozenset(key.rule.partial_credit) | frozenset(key.rule.incorrect) | disallowed
+        )
 
 
 _INDEXES: dict[int, KeyIndex] = {}
