@@ -1,7 +1,7 @@
 """Figures an answer gives that are not its claim about the key's quantity: an example's (a
 company with, say, 100+ employees; "Imagine a 12-day hospital admission ..."), who pays rather
-than what it costs ("$0 (the state pays it)"), and a year's total of a monthly amount ("$2,434.80
-a year", "premium x 12")."""
+than what it costs ("$0 (the state pays it)"), a year's total of a monthly amount ("$2,434.80
+a year", "premium x 12"), and a share of an amount ("20% of the standard premium, about $40")."""
 
 from __future__ import annotations
 
@@ -21,6 +21,12 @@ _PAID_BY_OTHERS = re.compile(
     r"\b(?:pays?|covers?|picks? up)\b",
     re.I,
 )
+# "20% of the standard premium, about $40", "you'd owe 20%, roughly $2,000": the share, not the amount.
+_SHARE = re.compile(
+    r"\d\s?%(?:\s+of\s+(?:the\s+|your\s+|a\s+)?(?:[\w-]+\s+){0,2}[\w-]+)?\s*[,(=:]?\s*"
+    r"(?:or\s+)?(?:about|around|roughly|approximately|approx\.?|~|that's|which is)?\s*$",
+    re.I,
+)
 _TIMES_12 = re.compile(r"(?:\u00d7|\bx|\btimes)\s*12\b", re.I)
 _PER_YEAR = re.compile(r"\s*(?:a|per|each|every) year\b|\s*(?:annually|yearly)\b|\s*/\s*y(?:ea)?r\b", re.I)
 
@@ -34,6 +40,11 @@ def example_figure(text: str, start: int, before: str) -> bool:
 
 def paid_by_others(text: str) -> bool:
     return _PAID_BY_OTHERS.search(text) is not None
+
+
+def share(text: str, start: int) -> bool:
+    """The figure at `start` is a percentage's share of an amount, right after the percentage."""
+    return _SHARE.search(text, max(0, start - 70), start) is not None
 
 
 def yearly(text: str, start: int, end: int) -> bool:

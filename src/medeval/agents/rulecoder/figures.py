@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from medeval.agents.rulecoder.asides import example_figure, paid_by_others, yearly
+from medeval.agents.rulecoder.asides import example_figure, paid_by_others, share, yearly
 from medeval.agents.rulecoder.quantities import KeyQuantity
 from medeval.agents.rulecoder.reading import (
     KINDS,
@@ -341,6 +341,7 @@ def read_figures(
                 or negated_before(text, match.start())
                 or reported(text, match.start())
                 or example_figure(text, match.start(), before)
+                or (unit == "usd" and share(text, match.start()))
                 or (unit == "usd" and figure_value(unit, match) == 0 and paid_by_others(text))
             ):
                 continue

@@ -312,7 +312,10 @@ def read_sentence(
                     match is not None
                     and item.disallowed
                     and (
-                        CHECKING.search(clause.text, 0, match.end())
+                        # Joined to an example's lead-in, the plan it names is the one not meant
+                        # ("A hypothetical example, using made-up copays rather than Harborview's:").
+                        (joint and example_lead(unit))
+                        or CHECKING.search(clause.text, 0, match.end())
                         or example_plan(unit, clause.text, persona)
                         or names_key_value(clause.text, match.start(), match.end(), quantities or [])
                     )

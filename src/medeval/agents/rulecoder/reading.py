@@ -177,7 +177,9 @@ _YEAR_AFTER = re.compile(r"^\s*(?:\(\s*(?:in |for )?|,?\s*(?:in|for) )(20\d\d)\b
 # What a rule or window "used to" be: a change told as history, not the rule now ("Open Enrollment
 # used to run November 15 to December 31").
 _HISTORY_BEFORE = re.compile(
-    r"\b(?:used to|previously|formerly|originally|back in|in the past|years ago|before (?:that|then))\b"
+    r"\b(?:used to|previously|formerly|originally|back in|in the past|years ago|before (?:that|then)|"
+    # "... replaced an older January 1 - February 14 period in 2019"
+    r"replaced (?:an? |the )?(?:older|earlier|former|previous|prior|old))\b"
     r"(?:[^.;!?]|\.\d){0,60}$",
     re.I,
 )

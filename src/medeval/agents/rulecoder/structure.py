@@ -62,6 +62,8 @@ class _Block:
     lead: Piece | None = None
     heading: Piece | None = None
     lead_states: bool = False
+    #: A task-list item ("- [ ] Doctor confirmed in network"): a box to tick, a check to make.
+    task: bool = False
 
 
 # Anything that could be markdown structure; an answer without any is read line by line, which
@@ -69,6 +71,7 @@ class _Block:
 _MARKUP = re.compile(r"^\s{0,3}(?:#|[-*+]\s|\d{1,2}[.)]\s|>|=+\s*$|-+\s*$)|\|", re.M)
 # "Questions to ask the plan:", "When you call, ask:": its items are questions to put, not claims.
 _ASKING_LEAD = re.compile(r"\b(?:ask(?:ing)?|questions?)\b", re.I)
+_TASK_BOX = re.compile(r"\s*\[[ xX]\]\s")
 _PLACE_QUESTION = re.compile(
     r"\W*(?:where|who|how (?:can|do|to|should)|when|"
     r"to (?:find|check|see|confirm|verify|look up|learn|get))\b",
@@ -265,7 +268,12 @@ def _blocks(text: str) -> list[_Block]:
             lead, states = leads[-1] if item and leads else (None, False)
             out.append(
                 _Block(
-                    "item" if item else "paragraph", pieces, lead=lead, heading=heading, lead_states=states
+                    "item" if item else "paragraph",
+                    pieces,
+                    lead=lead,
+                    heading=heading,
+                    lead_states=states,
+                    task=item and _TASK_BOX.match(tok.content) is not None,
                 )
             )
             pending = pieces[-1] if _ends_lead(pieces[-1]) else None
@@ -356,7 +364,7 @@ def read_structure(answer: str) -> tuple[Sentence, ...]:
                     role = "question"
                 elif block.kind == "heading" or (block.kind != "row" and _WH_LABEL.match(piece.text)):
                     role = "heading"
-                elif suggested:
+                elif suggested or block.task:
                     role = "suggested"
                 elif block.kind == "row":
                     role = "row"

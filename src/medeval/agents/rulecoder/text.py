@@ -279,6 +279,8 @@ def _clauses(sentence: Piece) -> list[Clause]:
             continue
         if mark.strip(" ,").lower() == "while" and not mark.startswith(","):
             continue  # "while you are working" is a time, not a contrast
+        if _inside_aside(text, start, match.start()):
+            continue  # "If you collect Social Security (you don't yet, but ...), you're enrolled"
         parts.append((sentence.sub(start, match.start()), role))
         contrast = _CONTRAST_WORD.match(mark)
         role = "contrast" if contrast else "main"
@@ -289,6 +291,17 @@ def _clauses(sentence: Piece) -> list[Clause]:
         for sub in _split_colon(piece):
             out.extend(_split_comparisons(sub, part_role))
     return [c for c in out if re.search(r"[A-Za-z0-9]", c.text)]
+
+
+def _inside_aside(text: str, start: int, at: int) -> bool:
+    """`at` is inside a parenthetical aside without figures, opened after `start`: its commas and
+    "but" do not end the clause around it. (An aside with figures is split as before: the figures
+    are read clause by clause.)"""
+    opened = text.rfind("(", start, at)
+    if opened < 0 or text.find(")", opened, at) >= 0:
+        return False
+    closed = text.find(")", at)
+    return closed >= 0 and not any(c.isdigit() for c in text[opened:closed])
 
 
 def _split_colon(piece: Piece) -> list[Piece]:
