@@ -1,4 +1,4 @@
-"""Floors on the real-shaped corpus's retired held-out parts (issue 22, rounds 1-9), and the corpus
+"""Floors on the real-shaped corpus's retired held-out parts (issue 22, rounds 1-11), and the corpus
 shape command its README documents.
 
 Both parts were held out when first measured and are tuning parts now (benchmarks/corpus/README.md):
@@ -8,8 +8,9 @@ Incorrect, 75.0% Incorrect caught and 70.0% Not Substantive caught when last hel
 measurement; rounds 3 and 4 (121 each) read 83.9% / 5.9% / 85.7% / 82.6% and 81.4% / 8.8% /
 82.8% / 90.9%; round 5 (81 shorter answers) 87.2% / 3.8% / 84.2% / 93.8%; round 6 (121) 70.9% /
 13.7% / 70.0% / 90.5%; rounds 7, 8 and 9 82.3% / 5.3% / 69.0% / 86.4%, 85.0% / 8.8% / 80.0% / 100%
-and 80.0% / 7.3% / 60.0% / 100%. Round 10, the final coder's held-out reading (75.4% / 14.0% /
-76.7% / 95.2%), had only its false Incorrects fixed and has no floor. After each part's misses
+and 80.0% / 7.3% / 60.0% / 100%. Round 10 (75.4% / 14.0% / 76.7% / 95.2%) and round 11 (119, read
+by the coder that sends off-checklist contradictions to a person: 82.7% / 5.8% / 79.3% / 95.5%)
+had only their false Incorrects fixed; their floors keep those fixes. After each part's misses
 were fixed in general rules, it became a tuning part (its figures: benchmarks/corpus/README.md).
 The floors guard those fixes; they say nothing about answers the coder has not seen.
 """
@@ -39,6 +40,9 @@ FLOORS = [
     ("ship_real_shaped_round7.jsonl", 0.94, 0.08, 0.95, 0.02, 0.85),
     ("ship_real_shaped_round8.jsonl", 0.95, 0.11, 0.93, 0.02, 0.95),
     ("ship_real_shaped_round9.jsonl", 0.93, 0.12, 0.93, 0.02, 0.95),
+    # Rounds 10 and 11: only their false Incorrects fixed (their missed Incorrects were not).
+    ("ship_real_shaped_round10.jsonl", 0.80, 0.10, 0.75, 0.05, 0.90),
+    ("ship_real_shaped_round11.jsonl", 0.85, 0.15, 0.78, 0.02, 0.90),
 ]
 
 
