@@ -17,6 +17,7 @@ from medeval.schemas import GroupResult, Scenario, ShipCategory
 from medeval.study import study_problems
 
 from .conftest import REPO
+from .rules_support import off_checklist
 
 V2027 = season_dir("2027")
 STUDY_2027 = REPO / "src" / "medeval" / "data" / "studies" / "ship_replication_2027.toml"
@@ -58,7 +59,8 @@ def test_the_2027_cap_is_correct_in_the_2027_key_and_stale_in_the_2026_key() -> 
     new = rules.code_answer(key("ship_medicare_only"), "QG13", answer)
     old = rules.code_answer(key("ship_medicare_only", "2026"), "QG13", answer)
     assert [v.evidence for v in new.verdicts if v.label == "SUPPORTED"] == [["PARTD_CAP_2027"]]
-    assert [v.evidence for v in old.verdicts if v.label == "CONTRADICTED"] == [["PARTD_CAP_2026"]]
+    # In the 2026 key the cap is read as wrong; off QG13's checklist, a person judges if it matters.
+    assert off_checklist(old) == {"PARTD_CAP_2026"}
 
 
 def test_the_2026_cap_labelled_2026_is_not_incorrect_in_an_answer_about_2027() -> None:

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from medeval.agents import rules
 from medeval.calls.gateway import Gateway
 from medeval.engine.config import RunConfig
 from medeval.engine.rescore import judge_answer
@@ -19,6 +18,7 @@ from medeval.scenarios.load import load_scenario
 from medeval.schemas import Pending, Quantity, Scenario, ShipCategory
 
 from .conftest import SCENARIOS
+from .rules_support import contradicted as read_as_wrong
 
 MEDICARE_ONLY = SCENARIOS / "ship_medicare_only.json"
 
@@ -54,8 +54,8 @@ def season_2027(data: dict[str, Any]) -> Scenario:
 
 
 def contradicted(scenario: Scenario, answer: str, group: str = "QG13") -> set[str]:
-    out = rules.code_answer(scenario, group, answer)
-    return {e for v in out.verdicts if v.label == "CONTRADICTED" for e in v.evidence}
+    """What the answer contradicts, off QG13's checklist (the cap) included."""
+    return read_as_wrong(scenario, group, answer)
 
 
 def test_the_bundled_keys_load_unchanged_and_ask_about_their_effective_year() -> None:
