@@ -31,11 +31,20 @@ _TIMES_12 = re.compile(r"(?:\u00d7|\bx|\btimes)\s*12\b", re.I)
 _PER_YEAR = re.compile(r"\s*(?:a|per|each|every) year\b|\s*(?:annually|yearly)\b|\s*/\s*y(?:ea)?r\b", re.I)
 
 
+# What sets up a case earlier in the sentence: "Here's a purely hypothetical illustration (not this
+# plan's numbers): imagine an HMO with a $6,000 limit".
+_SET_UP = re.compile(r"\b(?:hypothetical(?:ly)?|illustrat(?:e|ion)|imagine|suppose)\b", re.I)
+
+
 def example_figure(text: str, start: int, before: str) -> bool:
     """The figure at `start` is an example's: right after "say," or in a sentence (its text before
-    the clause is `before`) that sets up a case."""
+    the clause is `before`) that sets up a case, or in a clause that opens one."""
     after_say = _EXAMPLE_FIGURE.search(text, max(0, start - 16), start)
-    return bool(after_say or _EXAMPLE_START.match(before or text))
+    return bool(
+        after_say
+        or _EXAMPLE_START.match(before or text)
+        or (before and (_SET_UP.search(before) or _EXAMPLE_START.match(text)))
+    )
 
 
 def paid_by_others(text: str) -> bool:

@@ -48,14 +48,27 @@ def example_lead(unit: Sentence) -> bool:
     return bool(around) and _EXAMPLE.search(around) is not None
 
 
+# "A $0 Advantage plan means I pay nothing." -> "The plan premium is $0": "the plan" is the plan just
+# named with "a", any such plan, not the persona's.
+_SOME_PLAN = re.compile(r"\b(?:a|an|any)\s+(?:\$?[\w'-]+\s+){0,3}plan\b", re.I)
+_THE_PLAN = re.compile(r"^\W*the plan\b", re.I)
+
+
 def example_plan(unit: Sentence, clause: str, persona: frozenset[str]) -> bool:
     in_example = example_lead(unit)
+    context = unit.context.text if unit.context is not None else ""
+    if _THE_PLAN.match(clause) and _SOME_PLAN.search(context) and not _YOUR_PLAN.search(context):
+        return not (_named(clause) & persona) and not (_named(context) & persona)
     if not (in_example or _EXAMPLE.search(unit.text)):
         return False
-    names = {w.lower() for w in _NAME.findall(clause)} - _COMMON_NAME_WORDS
     # Under an example's lead-in, "the plan" is the example's plan; "your plan" is still yours.
     this_plan = _YOUR_PLAN if in_example else _THIS_PLAN
-    return not this_plan.search(clause) and not (names & persona)
+    return not this_plan.search(clause) and not (_named(clause) & persona)
+
+
+def _named(text: str) -> set[str]:
+    """The capitalised words that could name a plan."""
+    return {w.lower() for w in _NAME.findall(text)} - _COMMON_NAME_WORDS
 
 
 def names_key_value(text: str, start: int, end: int, quantities: list[KeyQuantity]) -> bool:

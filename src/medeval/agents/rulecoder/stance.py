@@ -184,6 +184,17 @@ _HYPOTHETICAL = re.compile(
 )
 
 
+# "You still have to pay the Part B premium ..., but the state pays it for you": who pays it is
+# another, so "you pay" is not what the sentence says you owe.
+_PAID_FOR_YOU = re.compile(
+    r"\b(?:but|and|though|although)\s+(?:the state|your state|medicaid|extra help|qmb|"
+    r"(?:a|the) (?:medicare )?savings program)\s+(?:usually |generally |typically )?"
+    r"(?:pays?|covers?|picks? up)\s+(?:it|that|them|this|those|the premium|the cost)\b",
+    re.I,
+)
+_YOU_PAY = re.compile(r"\bpay", re.I)
+
+
 def read_match(
     text: str, start: int, end: int, statement: str, year: int, setting: Setting, sentence: str = ""
 ) -> tuple[Verdict, str]:
@@ -191,6 +202,8 @@ def read_match(
     `statement`: asserted, void (it does not say that), or unsettled (with the reason)."""
     if negated_quantifier(text, start, end):
         return "void", "a negated quantifier"
+    if _YOU_PAY.search(text, start, end) and _PAID_FOR_YOU.search(sentence or text):
+        return "void", "another pays it"
     # A key's pattern may take in the clause from its start ("^(?!...).*..."), so what precedes
     # the match's end is what the match is read under.
     hypothetical = _HYPOTHETICAL.search(text, 0, end)
