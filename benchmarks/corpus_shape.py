@@ -39,6 +39,7 @@ DEFAULT = (
     CORPUS_DIR / "ship_real_shaped_round9.jsonl",
     CORPUS_DIR / "ship_real_shaped_round10.jsonl",
     CORPUS_DIR / "ship_real_shaped_round11.jsonl",
+    CORPUS_DIR / "ship_real_shaped_round12.jsonl",
 )
 CURRENT_YEAR = 2026
 
