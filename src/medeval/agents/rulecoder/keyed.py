@@ -14,7 +14,7 @@ from medeval.agents.rulecoder.quantities import KeyQuantity
 from medeval.agents.rulecoder.reading import MatchKind, asserted, compile_pattern, negated_inside
 from medeval.agents.rulecoder.screen import Screen, screen
 from medeval.agents.rulecoder.stance import Setting, negated_quantifier, read_match
-from medeval.agents.rulecoder.structure import Sentence, read_structure
+from medeval.agents.rulecoder.structure import DENYING_LEAD, Sentence, read_structure
 from medeval.agents.rulecoder.text import Clause, Piece, clauses, without_asides
 from medeval.schemas import Scenario, Severity, Span
 
@@ -184,7 +184,7 @@ def reading_units(sentence: Piece, lead: Piece | None = None) -> list[tuple[Clau
 def _negating(lead: Piece | None) -> bool:
     if lead is None:
         return False
-    if _DENYING_LEAD.search(lead.text):
+    if DENYING_LEAD.search(lead.text):
         return True
     return negated_inside(lead.text) and not negated_quantifier(lead.text, 0, len(lead.text))
 
@@ -197,14 +197,6 @@ def _negation_at(text: str, end: int) -> int:
     when it has none ("Common mistakes to avoid" denies without one)."""
     found = [m.start() for m in _LEAD_NEGATION.finditer(text, 0, end)]
     return found[-1] if found else -1
-
-
-# A lead-in that lists what is wrong ("Common mistakes to avoid", "Myths"): its items are denied.
-_DENYING_LEAD = re.compile(
-    r"\b(?:mistakes?|myths?|misconceptions?|misunderstandings?|pitfalls?|avoid|not true|false|"
-    r"don't assume|do not assume|wrong)\b",
-    re.I,
-)
 
 
 # "which may be $0, depending on the plan": a named plan's figure offered as one possibility of

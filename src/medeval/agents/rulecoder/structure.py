@@ -72,6 +72,13 @@ _MARKUP = re.compile(r"^\s{0,3}(?:#|[-*+]\s|\d{1,2}[.)]\s|>|=+\s*$|-+\s*$)|\|", 
 # "Questions to ask the plan:", "When you call, ask:": its items are questions to put, not claims.
 _ASKING_LEAD = re.compile(r"\b(?:ask(?:ing)?|questions?)\b", re.I)
 _TASK_BOX = re.compile(r"\s*\[[ xX]\]\s")
+_BOLD_LABEL = re.compile(r"^\s*(?:\*\*|__)[^*_\n]{2,80}(?:\*\*|__)\s*$")
+# A lead-in that lists what is wrong ("Common mistakes to avoid", "Myths"): its items are denied.
+DENYING_LEAD = re.compile(
+    r"\b(?:mistakes?|myths?|misconceptions?|misunderstandings?|confusions?|mix-?ups?|pitfalls?|avoid|"
+    r"not true|false|don't assume|do not assume|wrong)\b",
+    re.I,
+)
 _PLACE_QUESTION = re.compile(
     r"\W*(?:where|who|how (?:can|do|to|should)|when|"
     r"to (?:find|check|see|confirm|verify|look up|learn|get))\b",
@@ -276,7 +283,12 @@ def _blocks(text: str) -> list[_Block]:
                     task=item and _TASK_BOX.match(tok.content) is not None,
                 )
             )
-            pending = pieces[-1] if _ends_lead(pieces[-1]) else None
+            # A paragraph that is one bold label of what is wrong ("**Common confusions.**") heads
+            # the list after it, as "Common mistakes:" does.
+            bold_label = (
+                not item and _BOLD_LABEL.match(tok.content) is not None and DENYING_LEAD.search(tok.content)
+            )
+            pending = pieces[-1] if _ends_lead(pieces[-1]) or bold_label else None
             # A lead-in that sets a condition ("Part A covers SNF care when:") lists conditions.
             pending_states = (
                 pending is not None
