@@ -40,6 +40,7 @@ DEFAULT = (
     CORPUS_DIR / "ship_real_shaped_round10.jsonl",
     CORPUS_DIR / "ship_real_shaped_round11.jsonl",
     CORPUS_DIR / "ship_real_shaped_round12.jsonl",
+    CORPUS_DIR / "ship_real_shaped_round13.jsonl",
 )
 CURRENT_YEAR = 2026
 
