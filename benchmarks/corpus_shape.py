@@ -41,6 +41,7 @@ DEFAULT = (
     CORPUS_DIR / "ship_real_shaped_round11.jsonl",
     CORPUS_DIR / "ship_real_shaped_round12.jsonl",
     CORPUS_DIR / "ship_real_shaped_round13.jsonl",
+    CORPUS_DIR / "ship_real_shaped_round14.jsonl",
 )
 CURRENT_YEAR = 2026
 
