@@ -137,6 +137,15 @@ def test_patterns_must_compile_everywhere(tmp_path: Path) -> None:
     assert any("condition.unless_mentioned[0]" in line and "does not compile" in line for line in found)
 
 
+def test_a_pattern_nested_too_deep_is_one_finding_not_a_crash(tmp_path: Path) -> None:
+    data = base()
+    key(data)["canonical_facts"][0]["patterns"]["contradict"].append("(" * 2000 + "a" + ")" * 2000)
+    found = errors(lint_file(write(tmp_path, data)))
+    assert any(
+        "canonical_facts[0].patterns.contradict[1]" in line and "does not compile" in line for line in found
+    )
+
+
 def test_a_statement_must_match_its_support_and_none_of_its_contradictions(tmp_path: Path) -> None:
     data = base()
     key(data)["canonical_facts"][2]["patterns"]["support"] = [r"\$999"]  # F3 no longer supports itself

@@ -211,7 +211,7 @@ def _reference_checks(data: dict[str, Any], fact_ids: set[str], out: _Collector)
 def _compiled(pattern: str, loc: tuple[int | str, ...], out: _Collector) -> re.Pattern[str] | None:
     try:
         return re.compile(pattern, re.I)
-    except re.error as error:
+    except (re.error, RecursionError) as error:  # a pattern nested too deep for the parser
         out.error(
             loc, f"pattern {pattern!r} does not compile ({error}); patterns are Python regular expressions"
         )
