@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from medeval.agents.rulecoder.coder import off_checklist, verifier_output
+from medeval.agents.rulecoder.coder import decides, off_checklist, verifier_output
 from medeval.agents.rulecoder.index import key_index
 from medeval.agents.rulecoder.keyed import CLOSING_MARKUP, OPENING_MARKUP, read_answer, read_sentence
 from medeval.agents.rulecoder.keyed import Memo as Memo  # re-exported: judging shares one per group
@@ -106,7 +106,7 @@ def label_claims(
             ]
         )
         contradicted = list(dict.fromkeys(f.item_id for f in findings if f.code == "contradicted"))
-        if contradicted and (own is None or set(contradicted) & own):
+        if decides(contradicted, own):
             severity: Severity = "none"
             for f in findings:
                 if f.code == "contradicted":

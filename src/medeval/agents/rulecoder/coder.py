@@ -151,11 +151,15 @@ OFF_CHECKLIST = (
 )
 
 
+def decides(contradicted: list[str], own: frozenset[str] | None) -> bool:
+    """Whether contradictions of these items can settle the group Incorrect: one of them is the
+    group's own point (`own`, see `index.GroupIndex`; None: any item is)."""
+    return bool(contradicted) and (own is None or not own.isdisjoint(contradicted))
+
+
 def off_checklist(readings: list[SentenceReading], own: frozenset[str] | None) -> list[SentenceReading]:
-    """Each sentence whose contradictions are all of points outside the group's own (`own`, see
-    `index.GroupIndex`) made an unsettled reading instead; None keeps every contradiction."""
-    if own is None:
-        return readings
+    """Each sentence whose contradictions do not decide the group (`decides`) made an unsettled
+    reading instead."""
     return [
         replace(
             r,
@@ -163,7 +167,7 @@ def off_checklist(readings: list[SentenceReading], own: frozenset[str] | None) -
             severity="none",
             unsettled=[*r.unsettled, *(f"{item}: {OFF_CHECKLIST}" for item in r.contradicted)],
         )
-        if r.contradicted and not set(r.contradicted) & own
+        if r.contradicted and not decides(r.contradicted, own)
         else r
         for r in readings
     ]

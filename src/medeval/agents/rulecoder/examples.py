@@ -55,10 +55,10 @@ _THE_PLAN = re.compile(r"^\W*the plan\b", re.I)
 
 
 def example_plan(unit: Sentence, clause: str, persona: frozenset[str]) -> bool:
-    in_example = example_lead(unit)
     context = unit.context.text if unit.context is not None else ""
     if _THE_PLAN.match(clause) and _SOME_PLAN.search(context) and not _YOUR_PLAN.search(context):
         return not (_named(clause) & persona) and not (_named(context) & persona)
+    in_example = example_lead(unit)
     if not (in_example or _EXAMPLE.search(unit.text)):
         return False
     # Under an example's lead-in, "the plan" is the example's plan; "your plan" is still yours.

@@ -12,7 +12,7 @@ from medeval.agents.rulecoder.figures import read_figures
 from medeval.agents.rulecoder.nonanswer import SentenceKind, sentence_kind
 from medeval.agents.rulecoder.quantities import KeyQuantity
 from medeval.agents.rulecoder.reading import MatchKind, asserted, compile_pattern, negated_inside
-from medeval.agents.rulecoder.screen import Screen, screen
+from medeval.agents.rulecoder.screen import Screen, fold, screen
 from medeval.agents.rulecoder.stance import Setting, negated_quantifier, read_match
 from medeval.agents.rulecoder.structure import DENYING_LEAD, Sentence, read_structure
 from medeval.agents.rulecoder.text import Clause, Piece, clauses, without_asides
@@ -253,6 +253,8 @@ def read_sentence(
     lead_end = len(clauses(unit.lead)[-1].text) if unit.lead is not None and clauses(unit.lead) else 0
     for n, (clause, across) in enumerate(units):
         plain = without_asides(clause) if across is None else None
+        # Each text is folded once for every item's screen.
+        folded, plain_folded = fold(clause.text), fold(plain.text) if plain is not None else ""
         # A contrast clause is read from where it starts: "Original Medicare doesn't, but many
         # Advantage plans do cover long-term care" - the first clause's negation is not its own.
         # (A disallowed claim's look-aheads still read the whole sentence: "I can't give you the
@@ -277,8 +279,8 @@ def read_sentence(
         for item in keyed:
             if found.get(item.item_id) and found[item.item_id].code == "contradicted":
                 continue
-            if item.screen.rules_out(clause.text):
-                if item.item_id not in found and _credits_without_asides(item, plain, year):
+            if item.screen.rules_out(clause.text, folded):
+                if item.item_id not in found and _credits_without_asides(item, plain, plain_folded, year):
                     found[item.item_id] = Finding(item.item_id, "covered", "none")
                 continue
             if claims:
@@ -324,15 +326,16 @@ def read_sentence(
             if item.item_id in found:
                 continue
             match = first_match(item.support, clause, "support", year, across=across)
-            if match is not None or _credits_without_asides(item, plain, year):
+            if match is not None or _credits_without_asides(item, plain, plain_folded, year):
                 found[item.item_id] = Finding(item.item_id, "covered", "none")
     extra = [d for i, d in doubts.items() if found.get(i) is None or found[i].code != "contradicted"]
     return list(found.values()) + extra
 
 
-def _credits_without_asides(item: Keyed, plain: Clause | None, year: int) -> bool:
-    """The clause read without its long asides (`text.without_asides`) credits the item."""
-    if plain is None or item.screen.rules_out(plain.text):
+def _credits_without_asides(item: Keyed, plain: Clause | None, folded: str, year: int) -> bool:
+    """The clause read without its long asides (`text.without_asides`; `folded`, its
+    `screen.fold`) credits the item."""
+    if plain is None or item.screen.rules_out(plain.text, folded):
         return False
     return first_match(item.support, plain, "support", year) is not None
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from re import _constants as c  # type: ignore[attr-defined]  # the stdlib's own regex parser
+from re import _parser  # type: ignore[attr-defined]
 from typing import Any
 
 _NEVER = re.compile(r"(?!)")
@@ -25,14 +27,20 @@ class Screen:
     joined: re.Pattern[str] | None
     literals: frozenset[str] | None
 
-    def rules_out(self, text: str) -> bool:
-        """True when no pattern can match `text`."""
-        # A case-blind match of ASCII letters in ASCII text is a substring of the lower-cased text.
-        if self.literals is not None and text.isascii():
-            lowered = text.lower()
-            if not any(literal in lowered for literal in self.literals):
-                return True
+    def rules_out(self, text: str, folded: str | None = None) -> bool:
+        """True when no pattern can match `text`; `folded` is `fold(text)`, when the caller has it
+        (one text is screened for every item of the key)."""
+        if folded is None:
+            folded = fold(text)
+        if self.literals is not None and folded and not any(literal in folded for literal in self.literals):
+            return True
         return self.joined is not None and self.joined.search(text) is None
+
+
+def fold(text: str) -> str:
+    """The text lower-cased when it is ASCII (a case-blind match of ASCII letters in it is then a
+    substring of this), else "" (case folding reaches beyond ASCII: no shortcut)."""
+    return text.lower() if text.isascii() else ""
 
 
 def screen(patterns: tuple[str, ...]) -> Screen:
@@ -47,7 +55,7 @@ def _joined(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
         return None
     try:
         return re.compile("|".join(f"(?:{p})" for p in patterns), re.I)
-    except re.error:
+    except (re.error, RecursionError):  # RecursionError: nested too deep for the parser
         return None
 
 
@@ -67,8 +75,6 @@ def _literals(patterns: tuple[str, ...]) -> frozenset[str] | None:
 
 def required(pattern: str) -> frozenset[str] | None:
     """Strings (lower-cased ASCII) one of which every match of `pattern` contains, or None."""
-    from re import _parser  # type: ignore[attr-defined]  # the stdlib's own regex parser
-
     return _sequence(list(_parser.parse(pattern, re.I)))
 
 
@@ -77,8 +83,6 @@ _MIN_LITERAL = 1
 
 def _sequence(items: list[tuple[Any, Any]]) -> frozenset[str] | None:
     """The most selective requirement among the items a match must go through in order."""
-    from re import _constants as c  # type: ignore[attr-defined]
-
     candidates: list[frozenset[str]] = []
     run: list[str] = []
 
