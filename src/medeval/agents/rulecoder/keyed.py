@@ -11,7 +11,13 @@ from medeval.agents.rulecoder.examples import CHECKING, example_lead, example_pl
 from medeval.agents.rulecoder.figures import read_figures
 from medeval.agents.rulecoder.nonanswer import SentenceKind, sentence_kind
 from medeval.agents.rulecoder.quantities import KeyQuantity
-from medeval.agents.rulecoder.reading import MatchKind, asserted, compile_pattern, negated_inside
+from medeval.agents.rulecoder.reading import (
+    MatchKind,
+    asserted,
+    compile_pattern,
+    negated_inside,
+    subject_negated,
+)
 from medeval.agents.rulecoder.screen import Screen, fold, screen
 from medeval.agents.rulecoder.stance import Setting, negated_quantifier, read_match
 from medeval.agents.rulecoder.structure import DENYING_LEAD, Sentence, read_structure
@@ -137,6 +143,8 @@ def judged_match(
         for match in asserted(pattern, clause, "contradict", current_year=year, statement=statement):
             if across is not None and not match.start() < across < match.end():
                 continue
+            if across is not None and subject_negated(clause.text, match.start(), match.end(), across):
+                continue
             verdict, reason = read_match(
                 clause.text, match.start(), match.end(), statement, year, setting, sentence
             )
@@ -172,8 +180,12 @@ def reading_units(sentence: Piece, lead: Piece | None = None) -> list[tuple[Clau
             and clause.piece.offsets
             and (lead is not None or _DEPENDENT.match(clause.text))
         ):
-            joint = previous.piece + Piece(" ", (clause.piece.offsets[0],)) + clause.piece
-            units.append((Clause(joint, clause.role), len(previous.text) + 1))
+            # A lead-in keeps its colon: "What I'd suggest: Contact Social Security" must not
+            # read as one phrase ("suggest Contact Social").
+            glue = ": " if lead is not None else " "
+            at = clause.piece.offsets[0]
+            joint = previous.piece + Piece(glue, (at,) * len(glue)) + clause.piece
+            units.append((Clause(joint, clause.role), len(previous.text) + len(glue)))
         previous = clause
         lead = None
     return units
@@ -264,7 +276,7 @@ def read_sentence(
         # An item under a negating lead-in is read only with it: alone it has the wrong polarity.
         # Joined to a heading or a question it asserts nothing; joined to a negating lead-in, only
         # a pattern that reads the lead's negation itself can find a contradiction.
-        joint = unit.lead is not None and across == lead_end + 1 and n == 1
+        joint = unit.lead is not None and across == lead_end + 2 and n == 1
         claims = asserts and not (inherited and across is None) and (not joint or unit.lead_states)
         for figure in (
             read_figures(clause, quantities or [], year, before)

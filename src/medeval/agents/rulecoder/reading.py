@@ -65,6 +65,8 @@ _EMBEDDED = re.compile(
     r"\b(?:assum(?:e|es|ed|ing)|believ(?:e|es|ed|ing)|(?:might|may|would|could) think|"
     r"(?:people|many|some|folks|others|a lot of people)(?: \w+)? (?:think|expect)|"
     r"(?:myth|misconception|misunderstanding) (?:is )?that)\b|"
+    # 'A common misconception is "once I have Medicare, I lose Medicaid."'
+    r"\b(?:myth|misconception|misunderstanding)s?\b(?: (?:is|goes|says))?:?(?=\s*[\"\u201c])|"
     # A quoted rule denied: 'This is not a general "switch any plan any month" rule.'
     r"\bnot (?:a|an|the)\b[^\"\u201c.;]{0,20}[\"\u201c]|"
     # Quoted speech: 'you'll hear people say "everyone has to sign up at 65"'.
@@ -135,6 +137,23 @@ def negated_before(text: str, start: int) -> bool:
 
 
 _DETERMINER_NEGATION = re.compile(r"\b(?:no|not|never|neither)\s+$", re.I)
+# A clause whose subject is negated, with its verb ("No Medicare option covers custodial care"; not
+# "No network restrictions: ..."), at the clause's start, after a colon or where a list item joins
+# its lead-in. "No, ..." is an answer, not a determiner.
+_SUBJECT_NEGATION = re.compile(
+    r"[^\w:;]*(?:no|not one|not a single)\s+(?!(?:matter|doubt|longer|more|later|earlier|sooner|need)\b)"
+    r"(?:[\w-]+\s+){1,3}?(?:covers?|pays?|includes?|offers?|lets?|allows?|has|have|is|are|will|can|would|does|do)\b",
+    re.I,
+)
+_CLAUSE_START = re.compile(r"[:;\u2014]\s*")
+
+
+def subject_negated(text: str, start: int, end: int, joined_at: int | None = None) -> bool:
+    """Whether a negated subject starts a clause inside text[start:end]."""
+    starts = [0, *(m.end() for m in _CLAUSE_START.finditer(text, 0, end))]
+    if joined_at is not None:
+        starts.append(joined_at)
+    return any(start <= at < end and _SUBJECT_NEGATION.match(text, at) for at in starts)
 
 
 def negated_inside(text: str) -> bool:
@@ -355,6 +374,7 @@ def asserted(
         # it even where the pattern reads negations inside itself.
         if kind == "contradict" and (
             _DETERMINER_NEGATION.search(text, 0, match.start())
+            or subject_negated(text, match.start(), match.end())
             or told_as_history(text, match.end(), current_year)
         ):
             continue
