@@ -126,7 +126,7 @@ def test_each_answer_is_shown_beside_the_key_it_was_judged_with(both: Path) -> N
     facts, entries, glossary = _embedded(html)
     # The failure lists count each key apart and name its version where both seasons are listed.
     failures = section((both / "report.md").read_text(encoding="utf-8"), "Common failure modes")
-    assert "| ship_medicare_only (version 2027.5.15) |" in failures.split("### Most-missed", 1)[1]
+    assert "| ship_medicare_only (version 2027.5.16) |" in failures.split("### Most-missed", 1)[1]
     by_version = {e["version"]: e for e in entries if e["scenario"] == "topic_part_d_choice"}
     assert set(by_version) == {"1.0.0", "2027.1.0"}
     later, earlier = by_version["2027.1.0"], by_version["1.0.0"]
@@ -138,12 +138,12 @@ def test_each_answer_is_shown_beside_the_key_it_was_judged_with(both: Path) -> N
     assert "PARTD_CAP_2027" not in facts[earlier["key"]]
     # A fact id in both keys with different text: each season's trials get their own key's text.
     ship = {e["version"]: e["key"] for e in entries if e["scenario"] == "ship_medicare_only"}
-    assert "the 2027 amount is pending" in facts[ship["2027.5.15"]]["TM_PARTB_COSTS"][0]
-    assert "pending" not in facts[ship["1.4.15"]]["TM_PARTB_COSTS"][0]
+    assert "the 2027 amount is pending" in facts[ship["2027.5.16"]]["TM_PARTB_COSTS"][0]
+    assert "pending" not in facts[ship["1.4.16"]]["TM_PARTB_COSTS"][0]
     # The transcripts' fact lists name the same keys, and their glossary holds each key's own text.
     assert {later["key"], earlier["key"], *ship.values()} <= glossary.keys()
     for key, known in glossary.items():
-        season = "2027" if key in (later["key"], ship["2027.5.15"]) else "2026"
+        season = "2027" if key in (later["key"], ship["2027.5.16"]) else "2026"
         for fact_id, (text, _) in known.items():
             assert "unavailable" not in text, (key, fact_id)
             if fact_id.startswith("PARTD_CAP_"):
