@@ -4,8 +4,9 @@ The key's patterns for one question's points fired on other questions' answers: 
 parts the coder had not seen (rounds 6-10), most Incorrect codes resting only on another question's
 point were misreadings, and whether a true one matters to the question is the study's materiality
 call. The coder decides Incorrect on the group's own points (checklist items, partial-credit facts,
-the facts its rule names as Incorrect, the key's disallowed claims); any other contradiction is an
-unsettled reading, with the passage and the reason.
+the facts its rule names as Incorrect, the key's disallowed claims, which settle a general
+question's group only when said of the persona's plan); any other contradiction is an unsettled
+reading, with the passage and the reason.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ QG9 = (
     "current work. If you delay Part B, there's no late enrollment penalty as long as you sign up within "
     "8 months after that coverage ends. Because your employer has 20 or more employees, your group plan "
     "pays first. If you do enroll, you can keep your employer plan too: the two work together. "
+)
+QG10 = (
+    "Medicare Advantage plans often cost less and add extras, but use networks, so you may not keep your "
+    "doctor; they cover everything Parts A and B cover, and you still pay the Part B premium. "
 )
 QG15 = (
     "Harborview's own premium is in its Summary of Benefits or on Medicare Plan Finder; many plans charge "
@@ -76,3 +81,21 @@ def test_the_groups_own_points() -> None:
     assert {"LTC_NONE_COVER", "SNF_TIME_LIMITED", "INVENTED_PLAN_PREMIUM"} <= qg12
     assert "PARTB_PREMIUM_2026" not in qg12 and "PARTD_CAP_2026" not in qg12
     assert "PARTB_PREMIUM_2026" in (index.group("QG15").own or set())
+    # A general question's group (its rule names no invented specific) is not settled by an
+    # invented specific said of a plan the sentence does not name; a plan question's is.
+    assert "INVENTED_PLAN_PREMIUM" in index.group("QG12").unnamed
+    assert not index.group("QG15").unnamed
+    assert index.plan_in_general("The plan premium may be $0.")
+    assert not index.plan_in_general("Harborview's plan premium is $0.")
+    assert not index.plan_in_general("Your plan: $0 premium, and the plan covers atorvastatin.")
+    assert not index.plan_in_general("Buckeye Example Dual Complete is the plan for you, at $0.")
+    assert not index.plan_in_general("Specialist visits cost a $35 copay.")
+    assert not index.plan_in_general("For you, a Plan G policy would cost about $118 a month.")
+
+
+def test_a_plan_premium_in_a_general_answer_goes_to_a_person() -> None:
+    myth = '- *"Medicare Advantage is free."* The plan premium may be $0, but the Part B premium is yours.'
+    general, uncertain = _coded("QG10", QG10 + myth)
+    assert general == "needs_review" and any(OFF_CHECKLIST in u for u in uncertain)
+    assert _coded("QG15", QG15 + "The plan premium may be $0.")[0] == "incorrect"
+    assert _coded("QG10", QG10 + "Harborview's plan premium may be $0.")[0] == "incorrect"

@@ -59,6 +59,9 @@ PAIRS = [
     (ONLY, "QG11", "MEDIGAP_ANY_TIME",
      "After those six months, the door to Medigap closes for good.",
      "After those six months, the door to Medigap stays open, though insurers may ask health questions."),
+    (DUAL, "QG7", "MEDICAID_COVERS_ALL_OPTIONS",
+     "Medicaid doesn't cover a regular MA plan's own copays.",
+     "Medicaid covers a regular MA plan's own copays."),
 ]  # fmt: skip
 
 

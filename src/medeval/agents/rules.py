@@ -93,6 +93,7 @@ def label_claims(
     (`coder.off_checklist`: the group's code sends it to a person)."""
     index = key_index(scenario)
     own = index.group(group).own if group is not None else None
+    unnamed = index.group(group).unnamed if group is not None else frozenset()
     verdicts = []
     for claim in claims:
         known = memo.get(claim.text) if memo is not None else None
@@ -106,7 +107,7 @@ def label_claims(
             ]
         )
         contradicted = list(dict.fromkeys(f.item_id for f in findings if f.code == "contradicted"))
-        if decides(contradicted, own):
+        if decides(contradicted, own, unnamed if index.plan_in_general(claim.text) else frozenset()):
             severity: Severity = "none"
             for f in findings:
                 if f.code == "contradicted":
@@ -135,7 +136,7 @@ def code_answer(scenario: Scenario, group_id: str, answer: str, memo: Memo | Non
         answer, index.keyed, index.quantities, scenario.group_year(group_id), memo, index.persona
     )
     return verifier_output(
-        off_checklist(readings, group.own),
+        off_checklist(readings, group.own, group.unnamed, index.plan_in_general),
         group.items,
         group.vocabulary,
         index.referrals,

@@ -8,6 +8,7 @@ scorer treat it like any other judge.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from medeval.agents.rulecoder.nonanswer import (
@@ -151,13 +152,22 @@ OFF_CHECKLIST = (
 )
 
 
-def decides(contradicted: list[str], own: frozenset[str] | None) -> bool:
+def decides(
+    contradicted: list[str], own: frozenset[str] | None, unnamed: frozenset[str] = frozenset()
+) -> bool:
     """Whether contradictions of these items can settle the group Incorrect: one of them is the
-    group's own point (`own`, see `index.GroupIndex`; None: any item is)."""
-    return bool(contradicted) and (own is None or not own.isdisjoint(contradicted))
+    group's own point (`own`, see `index.GroupIndex`; None: any item is) and not one of the invented
+    specifics the caller passes as said of plans in general (`unnamed`)."""
+    points = own if own is None else own - unnamed
+    return bool(contradicted) and (points is None or not points.isdisjoint(contradicted))
 
 
-def off_checklist(readings: list[SentenceReading], own: frozenset[str] | None) -> list[SentenceReading]:
+def off_checklist(
+    readings: list[SentenceReading],
+    own: frozenset[str] | None,
+    unnamed: frozenset[str] = frozenset(),
+    in_general: Callable[[str], bool] = lambda _: False,
+) -> list[SentenceReading]:
     """Each sentence whose contradictions do not decide the group (`decides`) made an unsettled
     reading instead."""
     return [
@@ -167,7 +177,8 @@ def off_checklist(readings: list[SentenceReading], own: frozenset[str] | None) -
             severity="none",
             unsettled=[*r.unsettled, *(f"{item}: {OFF_CHECKLIST}" for item in r.contradicted)],
         )
-        if r.contradicted and not decides(r.contradicted, own)
+        if r.contradicted
+        and not decides(r.contradicted, own, unnamed if in_general(r.quote) else frozenset())
         else r
         for r in readings
     ]
