@@ -59,3 +59,16 @@ def share(text: str, start: int) -> bool:
 def yearly(text: str, start: int, end: int) -> bool:
     """The figure at [start, end) is twelve months of a monthly amount."""
     return bool(_PER_YEAR.match(text, end) or _TIMES_12.search(text, max(0, start - 25), start))
+
+
+# A figure that is a plan's own amount, not the quantity named before it: "you keep paying the Part
+# B premium even in a $0-premium plan", "$0 plan premium", "a plan with a $0 premium".
+_PLAN_AFTER = re.compile(
+    r"(?:-|\s)(?:premium[- ])?(?:(?:medicare )?advantage |ma |hmo |ppo |part d |drug )?plans?\b", re.I
+)
+_PLAN_BEFORE = re.compile(r"\bplans? (?:with|charging|that charges?|at|for) (?:a |an |only |just )?$", re.I)
+
+
+def plans_own(text: str, start: int, end: int) -> bool:
+    """The figure at [start, end) is a plan's own amount ("a $0-premium plan")."""
+    return bool(_PLAN_AFTER.match(text, end) or _PLAN_BEFORE.search(text, max(0, start - 40), start))

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from medeval.agents.rulecoder.asides import example_figure, paid_by_others, share, yearly
+from medeval.agents.rulecoder.asides import example_figure, paid_by_others, plans_own, share, yearly
 from medeval.agents.rulecoder.quantities import KeyQuantity
 from medeval.agents.rulecoder.reading import (
     KINDS,
@@ -343,6 +343,7 @@ def read_figures(
                 or example_figure(text, match.start(), before)
                 or (unit == "usd" and share(text, match.start()))
                 or (unit == "usd" and figure_value(unit, match) == 0 and paid_by_others(text))
+                or (unit == "usd" and plans_own(text, match.start(), match.end()))
             ):
                 continue
             tied = [

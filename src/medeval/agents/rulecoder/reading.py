@@ -87,8 +87,19 @@ _REPORTED_SOURCE = re.compile(
     re.I,
 )
 _EMBEDDED_CUE = re.compile(
-    r"whether| if |assum|believ|think|myth|misconception|misunderstanding|say|claim|hear|not (?:a|an|the) |"
+    r"whether| if |assum|believ|think|myth|misconception|misunderstanding|mistake|confusion|say|claim|hear|"
+    r"not (?:a|an|the) |"
     r"source|page|site|article|guide|post|brochure|blog|listing|result",
+    re.I,
+)
+
+
+# A quotation the sentence then labels as wrong: '"Medicare covers nursing homes" is one of the most
+# common misunderstandings.'
+_QUOTED_MYTH = re.compile(
+    r"[\"\u201c][^\"\u201d]{3,}[\"\u201d]\s*(?:is|are|was|remains)\s+(?:one of\s+)?(?:the\s+|a\s+)?"
+    r"(?:(?:most|very|single)\s+)?(?:(?:common|frequent|widespread|big(?:gest)?|popular|persistent)\s+)?"
+    r"(?:myths?|misconceptions?|misunderstandings?|mistakes?|confusions?)\b",
     re.I,
 )
 
@@ -104,6 +115,7 @@ def _question_spans(text: str) -> tuple[tuple[int, int], ...]:
     if not _EMBEDDED_CUE.search(text):
         return ()
     spans = [(m.start(), m.end()) for m in _EMBEDDED.finditer(text)]
+    spans += [(m.start(), m.end()) for m in _QUOTED_MYTH.finditer(text)]
     return tuple(spans + [(m.start(), m.end()) for m in _REPORTED_SOURCE.finditer(text)])
 
 
@@ -166,8 +178,12 @@ _COMPARAND_BEFORE = re.compile(
 )
 
 
+# A clause that opens as the comparison ("For comparison, under Original Medicare you'd pay 20%").
+_COMPARISON_LEAD = re.compile(r"^\W*(?:for|by|in) (?:comparison|contrast)\b", re.I)
+
+
 def compared_against(text: str, start: int) -> bool:
-    return bool(_COMPARAND_BEFORE.search(text[:start]))
+    return bool(_COMPARAND_BEFORE.search(text[:start]) or _COMPARISON_LEAD.match(text))
 
 
 # A stale figure named as the past or denied, not asserted as the present: a cue in the same

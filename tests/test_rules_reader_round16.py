@@ -1,0 +1,66 @@
+"""Misreadings found on rounds 15 and 16 (issue 22), each read once by the coder before these fixes
+(the figures are in docs/methodology.md), fixed afterwards by general readings, each as a minimal
+pair: the true answer is not Incorrect, the wrong one beside it is.
+
+- a figure that is a plan's own amount ("you keep paying the Part B premium even in a $0-premium
+  plan", "a plan with a $0 premium") is not the Part B premium (cause E);
+- a quotation the sentence labels as wrong ('"Medicare covers nursing homes" is one of the most
+  common misunderstandings') is reported, not asserted;
+- a clause that opens as the comparison ("For comparison, under Original Medicare you'd pay 20%")
+  says nothing about the plan asked about;
+- "Other categories, like SLMB, only pay the Part B premium, so you'd still owe the cost sharing"
+  is about partial help, not the persona's full Medicaid (a condition that excludes the persona).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .rules_support import minimal_pair
+
+ONLY = "ship_medicare_only"
+DUAL = "ship_dual_eligible"
+PREMIUM = (
+    "Harborview's own premium is in its Summary of Benefits or on Medicare Plan Finder; many plans charge "
+    "$0, others more. You also pay the Part B premium, $202.90 a month in 2026.\n\n"
+)
+QG6 = (
+    "Medicare covers only short-term skilled nursing care after a hospital stay. Medicaid can cover "
+    "nursing home care if you meet its financial and medical rules.\n\n"
+)
+QG7 = (
+    "Yes. With full Medicaid you have little or nothing to pay whichever way you get Medicare: Medicaid "
+    "pays your Medicare premiums and your cost sharing.\n\n"
+)
+QG17 = (
+    "Most HMOs charge a flat primary care copay; Harborview's own copay is in its Summary of Benefits "
+    "or on Plan Finder.\n\n"
+)
+
+# (scenario, group, true answer, wrong answer)
+PAIRS = [
+    (ONLY, "QG15",
+     PREMIUM + "You keep paying the Part B premium even in a $0-premium plan.",
+     PREMIUM + "You keep paying the Part B premium, which is $0 for you."),
+    (ONLY, "QG15",
+     PREMIUM + "You keep paying the Part B premium even in a plan with a $0 premium.",
+     PREMIUM + "You keep paying the Part B premium of $0 a month."),
+    (DUAL, "QG6",
+     QG6 + '**Important:** "Medicare covers nursing homes" is one of the most common misunderstandings.',
+     QG6 + "**Important:** Medicare covers nursing homes, a fact many people miss."),
+    (ONLY, "QG17",
+     QG17 + "For comparison, under Original Medicare you'd pay 20% of the approved amount after the Part B "
+     "deductible ($283 in 2026, up from $257 in 2025), which for a typical office visit works out to roughly "
+     "$20-$40, so an HMO's flat copay is usually the cheaper route for routine visits.",
+     QG17 + "With Harborview, a primary care visit costs a $40 copay."),
+    (DUAL, "QG7",
+     QG7 + "Other categories, like SLMB, only pay the Part B premium, so you'd still owe the cost sharing.",
+     QG7 + "In your case, you'd still owe the cost sharing."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "group", "true", "wrong"), PAIRS, ids=[f"{p[1]}-{n}" for n, p in enumerate(PAIRS)]
+)
+def test_round_sixteen_readings_as_minimal_pairs(name: str, group: str, true: str, wrong: str) -> None:
+    minimal_pair(name, group, true, wrong)
