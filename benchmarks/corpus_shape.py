@@ -42,6 +42,8 @@ DEFAULT = (
     CORPUS_DIR / "ship_real_shaped_round12.jsonl",
     CORPUS_DIR / "ship_real_shaped_round13.jsonl",
     CORPUS_DIR / "ship_real_shaped_round14.jsonl",
+    CORPUS_DIR / "ship_real_shaped_round15.jsonl",
+    CORPUS_DIR / "ship_real_shaped_round16.jsonl",
 )
 CURRENT_YEAR = 2026
 

@@ -43,13 +43,17 @@ FLOORS = [
     ("ship_real_shaped_round7.jsonl", 0.94, 0.08, 0.95, 0.02, 0.85),
     ("ship_real_shaped_round8.jsonl", 0.95, 0.11, 0.93, 0.02, 0.95),
     ("ship_real_shaped_round9.jsonl", 0.93, 0.12, 0.93, 0.02, 0.95),
-    # Rounds 10 and 11: only their false Incorrects fixed (their missed Incorrects were not).
-    ("ship_real_shaped_round10.jsonl", 0.80, 0.10, 0.75, 0.05, 0.90),
-    ("ship_real_shaped_round11.jsonl", 0.85, 0.15, 0.78, 0.02, 0.90),
-    ("ship_real_shaped_round12.jsonl", 0.89, 0.14, 0.90, 0.02, 0.90),
-    ("ship_real_shaped_round13.jsonl", 0.87, 0.13, 0.75, 0.02, 0.90),
-    # Round 14: read by the final coder, nothing fixed after.
-    ("ship_real_shaped_round14.jsonl", 0.83, 0.10, 0.75, 0.04, 0.80),
+    # Rounds 10-14: their false Incorrects fixed, then the wrong rules several of their writers
+    # repeated; round 14 read once by 870b20f before that.
+    ("ship_real_shaped_round10.jsonl", 0.84, 0.11, 0.84, 0.04, 0.90),
+    ("ship_real_shaped_round11.jsonl", 0.88, 0.15, 0.87, 0.02, 0.90),
+    ("ship_real_shaped_round12.jsonl", 0.90, 0.14, 0.93, 0.02, 0.90),
+    ("ship_real_shaped_round13.jsonl", 0.91, 0.14, 0.86, 0.01, 0.95),
+    ("ship_real_shaped_round14.jsonl", 0.88, 0.10, 0.82, 0.01, 0.88),
+    # Round 15 read once by 4bb17a9 and its one plan-premium false Incorrect fixed; round 16 read
+    # once by 54249ec and four causes of its false Incorrects fixed.
+    ("ship_real_shaped_round15.jsonl", 0.86, 0.12, 0.90, 0.03, 0.85),
+    ("ship_real_shaped_round16.jsonl", 0.83, 0.13, 0.82, 0.04, 0.95),
 ]
 
 
