@@ -17,21 +17,11 @@ from __future__ import annotations
 import pytest
 
 from .rules_support import minimal_pair
+from .test_rules_reader_round12 import PREMIUM, QG7
+from .test_rules_reader_round14 import QG6
 
 ONLY = "ship_medicare_only"
 DUAL = "ship_dual_eligible"
-PREMIUM = (
-    "Harborview's own premium is in its Summary of Benefits or on Medicare Plan Finder; many plans charge "
-    "$0, others more. You also pay the Part B premium, $202.90 a month in 2026.\n\n"
-)
-QG6 = (
-    "Medicare covers only short-term skilled nursing care after a hospital stay. Medicaid can cover "
-    "nursing home care if you meet its financial and medical rules.\n\n"
-)
-QG7 = (
-    "Yes. With full Medicaid you have little or nothing to pay whichever way you get Medicare: Medicaid "
-    "pays your Medicare premiums and your cost sharing.\n\n"
-)
 QG17 = (
     "Most HMOs charge a flat primary care copay; Harborview's own copay is in its Summary of Benefits "
     "or on Plan Finder.\n\n"
