@@ -51,7 +51,7 @@ FLOORS = [
     ("ship_real_shaped_round13.jsonl", 0.91, 0.14, 0.86, 0.01, 0.95),
     ("ship_real_shaped_round14.jsonl", 0.88, 0.10, 0.82, 0.01, 0.88),
     # Round 15 read once by 4bb17a9 and its one plan-premium false Incorrect fixed; round 16 read
-    # once by 54249ec and four causes of its false Incorrects fixed.
+    # once by 54249ec and five causes of its false Incorrects fixed.
     ("ship_real_shaped_round15.jsonl", 0.86, 0.12, 0.90, 0.03, 0.85),
     ("ship_real_shaped_round16.jsonl", 0.83, 0.13, 0.82, 0.04, 0.95),
 ]

@@ -9,7 +9,9 @@ pair: the true answer is not Incorrect, the wrong one beside it is.
 - a clause that opens as the comparison ("For comparison, under Original Medicare you'd pay 20%")
   says nothing about the plan asked about;
 - "Other categories, like SLMB, only pay the Part B premium, so you'd still owe the cost sharing"
-  is about partial help, not the persona's full Medicaid (a condition that excludes the persona).
+  is about partial help, not the persona's full Medicaid (a condition that excludes the persona);
+- a bold lead-in "Finding Harborview's PCP copay:" heads places to look, as "To find ...:" does, so
+  "OSHIIP: free" under it is no plan cost.
 """
 
 from __future__ import annotations
@@ -46,6 +48,11 @@ PAIRS = [
     (DUAL, "QG7",
      QG7 + "Other categories, like SLMB, only pay the Part B premium, so you'd still owe the cost sharing.",
      QG7 + "In your case, you'd still owe the cost sharing."),
+    (ONLY, "QG17",
+     QG17 + "**Finding Harborview's PCP copay (2026):**\n\n- **Summary of Benefits**\n"
+     "- **OSHIIP**: free, Ohio SHIP counselors\n",
+     QG17 + "**Harborview's PCP copay (2026):**\n\n- **Summary of Benefits**\n"
+     "- **In network**: $5 a visit\n"),
 ]  # fmt: skip
 
 

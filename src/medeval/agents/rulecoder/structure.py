@@ -81,7 +81,9 @@ DENYING_LEAD = re.compile(
 )
 _PLACE_QUESTION = re.compile(
     r"\W*(?:where|who|how (?:can|do|to|should)|when|"
-    r"to (?:find|check|see|confirm|verify|look up|learn|get))\b",
+    r"to (?:find|check|see|confirm|verify|look up|learn|get)|"
+    # "**Finding Harborview's PCP copay (2026):**" heads a list of places to look, as "To find" does.
+    r"(?:finding|checking|confirming|verifying|looking up))\b",
     re.I,
 )
 _CONDITION_LEAD = re.compile(r"\b(?:when|if|only if|as long as|provided|unless)\s*:?\s*$", re.I)
