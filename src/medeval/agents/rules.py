@@ -92,8 +92,8 @@ def label_claims(
     question `group`, a claim that contradicts only points off its checklist is not CONTRADICTED
     (`coder.off_checklist`: the group's code sends it to a person)."""
     index = key_index(scenario)
-    own = index.group(group).own if group is not None else None
-    unnamed = index.group(group).unnamed if group is not None else frozenset()
+    scope = index.group(group) if group is not None else None
+    own, unnamed = (scope.own, scope.unnamed) if scope is not None else (None, frozenset[str]())
     verdicts = []
     for claim in claims:
         known = memo.get(claim.text) if memo is not None else None

@@ -55,16 +55,11 @@ class KeyIndex:
         found = self._groups.get(group_id)
         if found is None:
             items = group_items(self.scenario, group_id)
-            own = self._own(group_id, items)
-            key = self.scenario.group_key(group_id)
-            disallowed = frozenset(k.item_id for k in self.keyed if k.disallowed)
-            named = set(key.rule.incorrect) if key is not None else set()
             found = GroupIndex(
                 items,
                 checklist_vocabulary(self.scenario, items),
                 foreign_items(self.scenario, group_id),
-                own,
-                disallowed if own is not None and not named & disallowed else frozenset(),
+                *self._own(group_id, items),
             )
             self._groups[group_id] = found
         return found
@@ -73,14 +68,15 @@ class KeyIndex:
         """Whether the sentence speaks of "the plan" or "a plan" without naming one (`plan_names`)."""
         return _SOME_PLAN.search(text) is not None and (self.plan is None or not self.plan.search(text))
 
-    def _own(self, group_id: str, items: list[str]) -> frozenset[str] | None:
+    def _own(self, group_id: str, items: list[str]) -> tuple[frozenset[str] | None, frozenset[str]]:
+        """The group's `GroupIndex.own` and `GroupIndex.unnamed`."""
         key = self.scenario.group_key(group_id)
         if key is None:
-            return None
-        disallowed = {k.item_id for k in self.keyed if k.disallowed}
-        return (
-            frozenset(items) | frozenset(key.rule.partial_credit) | frozenset(key.rule.incorrect) | disallowed
-        )
+            return None, frozenset()
+        disallowed = frozenset(k.item_id for k in self.keyed if k.disallowed)
+        named = frozenset(key.rule.incorrect)
+        own = frozenset(items) | frozenset(key.rule.partial_credit) | named | disallowed
+        return own, frozenset() if named & disallowed else disallowed
 
 
 _INDEXES: dict[int, KeyIndex] = {}

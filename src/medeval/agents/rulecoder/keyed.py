@@ -11,13 +11,7 @@ from medeval.agents.rulecoder.examples import CHECKING, example_lead, example_pl
 from medeval.agents.rulecoder.figures import read_figures
 from medeval.agents.rulecoder.nonanswer import SentenceKind, sentence_kind
 from medeval.agents.rulecoder.quantities import KeyQuantity
-from medeval.agents.rulecoder.reading import (
-    MatchKind,
-    asserted,
-    compile_pattern,
-    negated_inside,
-    subject_negated,
-)
+from medeval.agents.rulecoder.reading import MatchKind, asserted, compile_pattern, negated_inside
 from medeval.agents.rulecoder.screen import Screen, fold, screen
 from medeval.agents.rulecoder.stance import Setting, negated_quantifier, read_match
 from medeval.agents.rulecoder.structure import DENYING_LEAD, Sentence, read_structure
@@ -140,10 +134,10 @@ def judged_match(
     for pattern in patterns:
         if not compile_pattern(pattern).search(sentence if scope is None else scope):
             continue
-        for match in asserted(pattern, clause, "contradict", current_year=year, statement=statement):
+        for match in asserted(
+            pattern, clause, "contradict", current_year=year, statement=statement, joined_at=across
+        ):
             if across is not None and not match.start() < across < match.end():
-                continue
-            if across is not None and subject_negated(clause.text, match.start(), match.end(), across):
                 continue
             verdict, reason = read_match(
                 clause.text, match.start(), match.end(), statement, year, setting, sentence

@@ -363,8 +363,10 @@ def asserted(
     *,
     current_year: int,
     statement: str = "",
+    joined_at: int | None = None,
 ) -> Iterator[re.Match[str]]:
-    """The matches of `pattern` that the clause asserts, read as `kind`:
+    """The matches of `pattern` that the clause asserts, read as `kind` (`joined_at`: where a clause
+    joined to the one before it starts, `keyed.reading_units`):
 
     - support and contradict: void when a negation shortly before the match (or inside it)
       negates it, unless the pattern itself names the negation;
@@ -390,7 +392,7 @@ def asserted(
         # it even where the pattern reads negations inside itself.
         if kind == "contradict" and (
             _DETERMINER_NEGATION.search(text, 0, match.start())
-            or subject_negated(text, match.start(), match.end())
+            or subject_negated(text, match.start(), match.end(), joined_at)
             or told_as_history(text, match.end(), current_year)
         ):
             continue
